@@ -1,0 +1,14 @@
+"""Operators: thin shells that read properties, call addon/, write Blender data and report.
+
+Every module here exports ``classes`` and may define ``add_cli(subparsers)`` (headless subcommand)
+and ``register()`` / ``unregister()`` for handlers it owns.
+"""
+
+from . import presets, render
+
+MODULES = (
+    presets,
+    render,
+)
+
+classes = tuple(cls for module in MODULES for cls in module.classes)
