@@ -1,0 +1,77 @@
+# ProcAnim: every install step lives here, so a fresh clone needs only `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' blender_manifest.toml)
+ZIP := dist/procanim-$(VERSION).zip
+MUJOCO := 4.0.0
+WHEEL_PLATFORMS := manylinux_2_28_x86_64 win_amd64 macosx_11_0_arm64
+BPY_DIR = .venv/lib/python3.11/site-packages/bpy/5.0
+BLENDER_EXT = $(BPY_DIR)/scripts/addons_core/bl_pkg/cli/blender_ext.py
+VALID_TAGS = $(BPY_DIR)/scripts/modules/_bpy_internal/extensions/tags.py
+CLI := scripts/procanim_cli.py
+# Blender versions the suite runs on, each in its own venv.
+TEST_VENVS := .venv-4.2 .venv-4.5 .venv
+
+.PHONY: demo test test-unit test-blender bench build lint venvs clean
+
+# ---------------------------------------------------------------- environments
+.venv/.stamp: requirements/bpy-5.0.txt
+	$(PYTHON) -m venv .venv
+	.venv/bin/pip install -q -r $<
+	touch $@
+
+.venv-%/.stamp: requirements/bpy-%.txt
+	$(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/pip install -q -r $<
+	touch $@
+
+.venv-pytest-blender/.stamp: requirements/pytest-blender.txt
+	$(PYTHON) -m venv .venv-pytest-blender
+	.venv-pytest-blender/bin/pip install -q -r $<
+	touch $@
+
+venvs: $(addsuffix /.stamp,$(TEST_VENVS)) .venv-pytest-blender/.stamp
+
+# ---------------------------------------------------------------- the two commands
+# One line per generator: each bakes its showcase scene to out/<name>.blend and renders out/<name>.mp4.
+demo: .venv/.stamp
+	mkdir -p out
+
+# Unit tests once (they do not touch Blender), the Blender suite on every version.
+test: venvs $(ZIP)
+	.venv/bin/python -m pytest -q tests/unit
+	@for venv in $(TEST_VENVS); do \
+		echo "== Blender tests on $$($$venv/bin/python -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null)"; \
+		$$venv/bin/python -m pytest -q tests/blender || exit 1; \
+	done
+
+# The suite inside a real Blender binary through pytest-blender (Blender's Python needs pytest).
+BLENDER ?= scripts/blender
+test-blender: .venv-pytest-blender/.stamp .venv/.stamp
+	.venv-pytest-blender/bin/python -m pytest -q tests/blender --blender-executable $(BLENDER)
+
+bench: venvs
+	rm -f out/bench.jsonl
+	.venv/bin/python bench/run_all.py
+
+# ---------------------------------------------------------------- release
+wheels/.stamp:
+	mkdir -p wheels
+	for platform in $(WHEEL_PLATFORMS); do \
+		$(PYTHON) -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
+			--platform $$platform -d wheels mujoco-core==$(MUJOCO) || exit 1; \
+	done
+	touch $@
+
+$(ZIP): .venv/.stamp wheels/.stamp blender_manifest.toml $(shell git ls-files '*.py' '*.toml' 'presets/*' 2>/dev/null)
+	mkdir -p dist
+	.venv/bin/python $(BLENDER_EXT) build --source-dir . --output-dir dist --valid-tags $(VALID_TAGS)
+	.venv/bin/python $(BLENDER_EXT) validate $(ZIP)
+
+build: $(ZIP)
+
+lint: .venv/.stamp
+	.venv/bin/ruff check .
+
+clean:
+	rm -rf dist wheels out
