@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .chain import Chain, IKResult, KinematicsError, check_target, forward_kinematics, is_reachable
+from .fabrik import rotations_from_positions
+
 _EPS = 1e-12
 
 
@@ -37,7 +40,7 @@ def elbow_positions(
     a = float(upper_length)
     b = float(forearm_length)
     if a <= 0.0 or b <= 0.0:
-        raise ValueError(f"bone lengths must be positive, got upper {a} and forearm {b}")
+        raise KinematicsError(f"bone lengths must be positive, got upper {a} and forearm {b}")
     s, h = np.broadcast_arrays(s, h)
     axis = h - s
     dist = np.linalg.norm(axis, axis=-1)
@@ -72,3 +75,39 @@ def elbow_positions(
     w = np.cos(angle) * w0 + np.sin(angle) * side
     elbows = s + along[..., None] * u + radius[..., None] * w
     return elbows, reachable
+
+
+def solve_two_bone(
+    chain: Chain,
+    target: ArrayLike,
+    chicken_wing: float = 0.0,
+    down: ArrayLike = (0.0, 0.0, -1.0),
+    outward: ArrayLike | None = None,
+) -> IKResult:
+    """Closed-form solve of a two-bone ``chain`` (upper arm, forearm) with the elbow placed by
+    :func:`elbow_positions`; the bones' rotations follow from the three joint positions.
+
+    The elbow circle ignores the chain's hinges and limits; a hinged elbow is then aimed as well
+    as its axis allows, and ``error`` reports any miss that causes.
+    """
+    if chain.count != 2:
+        raise KinematicsError(f"the analytic arm needs exactly 2 bones, the chain has {chain.count}")
+    goal, _ = check_target(chain, target, None)
+    hand = np.array(goal)
+    elbow, _ = elbow_positions(
+        np.zeros(3), hand, chain.lengths[0], chain.lengths[1], chicken_wing, down, outward
+    )
+    direction = hand / max(float(np.linalg.norm(hand)), _EPS)
+    # Out of reach, elbow_positions points the arm at the hand; the hand ends where the arm does.
+    reached = elbow + direction * chain.lengths[1] if not is_reachable(chain, goal, None) else hand
+    rotations = rotations_from_positions(chain, np.stack([np.zeros(3), elbow, reached]))
+    positions = forward_kinematics(chain, rotations)
+    error = float(np.linalg.norm(positions[-1] - hand))
+    return IKResult(
+        rotations=rotations,
+        positions=positions,
+        error=error,
+        iterations=1,
+        reachable=is_reachable(chain, goal, None),
+        converged=error <= 1e-6 * chain.reach,
+    )

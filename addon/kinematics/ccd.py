@@ -1,0 +1,185 @@
+"""Quaternion cyclic coordinate descent (CCD-IK) with hinges, Euler limits, a 5-DoF end-effector
+direction and simulated-annealing restarts (after the seed's "Inverse Kinematics" post).
+
+Each sweep goes from the tip to the base and turns each joint so that the effector points at the
+goal, then rotates the joint's hinge axis back onto its parent's and clamps its Euler angles.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _scalar as sq
+from .chain import (
+    Chain,
+    IKResult,
+    KinematicsError,
+    _ScalarChain,
+    check_target,
+    constrain_joint,
+    default_tolerance,
+    initial_rotations,
+    is_reachable,
+    scalar_pose,
+)
+
+
+@dataclass
+class _Attempt:
+    rotations: list[sq.Quat]
+    positions: list[sq.Vec]
+    error: float
+    direction_error: float
+    iterations: int
+
+    def score(self, last_length: float) -> float:
+        # One number to compare poses: a direction miss weighs like the tip bone's arc length.
+        return self.error + self.direction_error * last_length
+
+
+def _measure(
+    layout: _ScalarChain, rotations: list[sq.Quat], goal: sq.Vec, direction: sq.Vec | None
+) -> tuple[list[sq.Vec], float, float]:
+    orientations, positions = scalar_pose(layout, rotations)
+    error = sq.norm(sq.sub(positions[-1], goal))
+    direction_error = 0.0
+    if direction is not None:
+        tip = sq.unit(sq.qrot(orientations[-1], layout.local_offsets[-1]))
+        assert tip is not None  # bones have non-zero length
+        direction_error = math.acos(max(-1.0, min(1.0, sq.dot(tip, direction))))
+    return positions, error, direction_error
+
+
+def _sweep(layout: _ScalarChain, rotations: list[sq.Quat], goal: sq.Vec, direction: sq.Vec | None) -> None:
+    """One tip-to-base CCD pass, updating ``rotations`` in place."""
+    n = len(rotations)
+    orientations, positions = scalar_pose(layout, rotations)
+    effector = positions[n]
+    wrist = positions[n - 1]
+    wrist_goal = goal
+    tip_direction: sq.Vec = (0.0, 0.0, 0.0)
+    if direction is not None:
+        wrist_goal = sq.sub(goal, sq.scale(direction, layout.lengths[-1]))
+        tip_direction = sq.qrot(orientations[n - 1], layout.local_offsets[n - 1])
+    for i in range(n - 1, -1, -1):
+        # Ancestors do not move during a tip-to-base sweep, so their orientations stay valid.
+        parent = orientations[i - 1] if i > 0 else sq.IDENTITY
+        zero = sq.qmul(parent, layout.joint_rests[i])
+        to_local = sq.qconj(zero)
+        p = positions[i]
+        if direction is None:
+            source, wanted = sq.sub(effector, p), sq.sub(goal, p)
+        elif i == n - 1:
+            source, wanted = tip_direction, direction
+        else:
+            source, wanted = sq.sub(wrist, p), sq.sub(wrist_goal, p)
+        old = rotations[i]
+        step = sq.qbetween(sq.qrot(to_local, source), sq.qrot(to_local, wanted))
+        new = constrain_joint(layout, i, sq.qnormalize(sq.qmul(step, old)))
+        rotations[i] = new
+        # The whole subtree turns rigidly about joint i by zero * new * old^-1 * zero^-1.
+        delta = sq.qmul(sq.qmul(zero, sq.qmul(new, sq.qconj(old))), to_local)
+        effector = sq.add(p, sq.qrot(delta, sq.sub(effector, p)))
+        wrist = sq.add(p, sq.qrot(delta, sq.sub(wrist, p)))
+        if direction is not None:
+            tip_direction = sq.qrot(delta, tip_direction)
+
+
+def _attempt(
+    layout: _ScalarChain,
+    rotations: list[sq.Quat],
+    goal: sq.Vec,
+    direction: sq.Vec | None,
+    tolerance: float,
+    direction_tolerance: float,
+    max_iterations: int,
+) -> _Attempt:
+    rotations = list(rotations)
+    positions, error, direction_error = _measure(layout, rotations, goal, direction)
+    last = layout.lengths[-1]
+    iterations = 0
+    while iterations < max_iterations and not (error <= tolerance and direction_error <= direction_tolerance):
+        previous = error + direction_error * last
+        _sweep(layout, rotations, goal, direction)
+        iterations += 1
+        positions, error, direction_error = _measure(layout, rotations, goal, direction)
+        if previous - (error + direction_error * last) < 1e-3 * tolerance:
+            break  # stalled: at a limit, stretched out of reach, or in a local minimum
+    return _Attempt(rotations, positions, error, direction_error, iterations)
+
+
+def _random_turn(rng: random.Random, max_angle: float) -> sq.Quat:
+    axis = sq.unit((rng.gauss(0.0, 1.0), rng.gauss(0.0, 1.0), rng.gauss(0.0, 1.0))) or (1.0, 0.0, 0.0)
+    return sq.qaxis_angle(axis, max_angle * rng.random())
+
+
+def solve_ccd(
+    chain: Chain,
+    target: ArrayLike,
+    rotations: ArrayLike | None = None,
+    direction: ArrayLike | None = None,
+    tolerance: float | None = None,
+    max_iterations: int = 100,
+    restarts: int = 8,
+    seed: int = 0,
+    direction_tolerance: float = 1e-3,
+) -> IKResult:
+    """Solve ``chain`` towards ``target`` (base frame) by quaternion CCD.
+
+    ``rotations``: starting local rotations ``(n, 4)`` (warm start; default the rest pose).
+    ``direction``: optional goal direction of the last bone (5-DoF). ``tolerance``: metres
+    (default 1e-4 of the chain length). ``max_iterations``: sweeps per attempt; ``restarts``:
+    simulated-annealing restarts tried only when an attempt stalls short of a reachable target
+    (each perturbs the current pose by random turns that shrink with the temperature, accepts
+    worse results with the Metropolis probability and keeps the best pose). Deterministic for a
+    given ``seed``. One sweep per call (``max_iterations=1, restarts=0``) animates convergence.
+    """
+    if max_iterations < 1 or restarts < 0:
+        raise KinematicsError(
+            f"max_iterations must be >= 1 and restarts >= 0, got {max_iterations}, {restarts}"
+        )
+    goal, unit_direction = check_target(chain, target, direction)
+    tolerance = default_tolerance(chain, tolerance)
+    layout = chain.scalar_layout()
+    reachable = is_reachable(chain, goal, unit_direction)
+    start = initial_rotations(chain, rotations)
+
+    def solved(a: _Attempt) -> bool:
+        return a.error <= tolerance and a.direction_error <= direction_tolerance
+
+    current = _attempt(layout, start, goal, unit_direction, tolerance, direction_tolerance, max_iterations)
+    best = current
+    total = current.iterations
+    last = layout.lengths[-1]
+    rng = random.Random(seed)
+    for k in range(restarts if reachable else 0):
+        if solved(best):
+            break
+        temperature = 1.0 - k / restarts
+        kicked = [
+            constrain_joint(layout, i, sq.qnormalize(sq.qmul(_random_turn(rng, temperature * math.pi), q)))
+            for i, q in enumerate(current.rotations)
+        ]
+        candidate = _attempt(
+            layout, kicked, goal, unit_direction, tolerance, direction_tolerance, max_iterations
+        )
+        total += candidate.iterations
+        if candidate.score(last) < best.score(last):
+            best = candidate
+        worse_by = candidate.score(last) - current.score(last)
+        if worse_by < 0.0 or rng.random() < math.exp(-worse_by / (temperature * 0.05 * chain.reach)):
+            current = candidate
+    return IKResult(
+        rotations=np.array(best.rotations, dtype=np.float64),
+        positions=np.array(best.positions, dtype=np.float64),
+        error=float(best.error),
+        iterations=total,
+        reachable=reachable,
+        converged=solved(best),
+        direction_error=float(best.direction_error),
+    )
