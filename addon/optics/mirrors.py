@@ -1,0 +1,344 @@
+"""Ellipsoidal mirror sections, focus-to-focus mirror chains and vectorised ray tracing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+
+from .ellipsoid import (
+    Ellipsoid,
+    as_point,
+    as_points,
+    ellipsoid_from_foci,
+    quadratic_roots,
+    reflect,
+    unit_directions,
+)
+from .errors import OpticsError
+
+MirrorKind = Literal["concave", "convex"]
+KINDS: tuple[str, ...] = ("concave", "convex")
+
+
+class Surface(Protocol):
+    """Anything rays can hit: ``intersect`` returns ``(t, points, normals)`` with ``t = inf`` on a miss."""
+
+    def intersect(self, origins: np.ndarray, directions: np.ndarray): ...
+
+
+@dataclass(frozen=True)
+class EllipsoidMirror:
+    """A cap of an ellipsoid used as a mirror.
+
+    The cap is the set of surface points whose sphere-space unit vector ``u`` has
+    ``u . cap_axis >= cos(aperture)``; ``kind`` says which side reflects by design (concave: the inside,
+    light passes from the first focus to the second; convex: the outside, light converging on the first
+    focus leaves diverging from the second). Tracing treats the cap as a thin two-sided reflector.
+    """
+
+    ellipsoid: Ellipsoid
+    cap_axis: np.ndarray
+    aperture: float
+    kind: MirrorKind = "concave"
+
+    @property
+    def foci(self) -> np.ndarray:
+        return self.ellipsoid.foci
+
+    @property
+    def size(self) -> float:
+        return self.ellipsoid.semi_major
+
+    def intersect(self, origins, directions):
+        """First hit of each ray with the cap (``t = inf`` and the origin as point on a miss)."""
+        origins = as_points(origins, "origins")
+        directions = as_points(directions, "directions")
+        ellipsoid = self.ellipsoid
+        sphere_origins = ellipsoid.to_sphere(origins)
+        sphere_directions = (directions @ ellipsoid.rotation) / ellipsoid.semi_axes
+        a = np.einsum("ij,ij->i", sphere_directions, sphere_directions)
+        half_b = np.einsum("ij,ij->i", sphere_origins, sphere_directions)
+        c = np.einsum("ij,ij->i", sphere_origins, sphere_origins) - 1.0
+        near, far = quadratic_roots(half_b, a, c)
+        t_min = ellipsoid.self_hit_distance(directions)
+        cos_aperture = np.cos(self.aperture)
+        finite_near = np.where(np.isfinite(near), near, 0.0)
+        finite_far = np.where(np.isfinite(far), far, 0.0)
+        near_ok = (near > t_min) & (
+            (sphere_origins + finite_near[:, None] * sphere_directions) @ self.cap_axis >= cos_aperture
+        )
+        far_ok = (far > t_min) & (
+            (sphere_origins + finite_far[:, None] * sphere_directions) @ self.cap_axis >= cos_aperture
+        )
+        t = np.where(near_ok, near, np.where(far_ok, far, np.inf))
+        hit = np.isfinite(t)
+        t_used = np.where(hit, t, 0.0)
+        points = origins + t_used[:, None] * directions
+        normals = np.zeros_like(points)
+        if np.any(hit):
+            sphere_points = sphere_origins[hit] + t_used[hit, None] * sphere_directions[hit]
+            normals[hit] = ellipsoid.sphere_normals(sphere_points)
+        return t, points, normals
+
+    def cap_points(self, sphere_directions: np.ndarray) -> np.ndarray:
+        """World points of the surface at the given sphere-space unit vectors."""
+        return self.ellipsoid.from_sphere(sphere_directions)
+
+
+def cap_axis_towards(ellipsoid: Ellipsoid, side) -> np.ndarray:
+    """Sphere-space unit vector of the surface point seen from the centre in world direction ``side``."""
+    side_vector = as_point(side, "mirror side")
+    if np.linalg.norm(side_vector) <= 1e-12:
+        raise OpticsError("the mirror side direction must not be zero")
+    local = (side_vector @ ellipsoid.rotation) / ellipsoid.semi_axes
+    return local / np.linalg.norm(local)
+
+
+def ellipsoid_mirror(
+    f1,
+    f2,
+    minor_axis: float,
+    side=(0.0, 0.0, -1.0),
+    aperture_deg: float = 60.0,
+    kind: MirrorKind = "concave",
+) -> EllipsoidMirror:
+    """A mirror cap of the spheroid with foci ``f1``, ``f2``, centred on the ``side`` of its axis."""
+    if kind not in KINDS:
+        raise OpticsError(f"mirror kind must be one of {KINDS}, got {kind!r}")
+    if not 0.0 < aperture_deg <= 180.0:
+        raise OpticsError(f"mirror aperture must be in (0, 180] degrees, got {aperture_deg}")
+    ellipsoid = ellipsoid_from_foci(f1, f2, minor_axis)
+    axis = cap_axis_towards(ellipsoid, side)
+    return EllipsoidMirror(ellipsoid, axis, float(np.radians(aperture_deg)), kind)
+
+
+@dataclass(frozen=True)
+class MirrorChain:
+    """Mirrors that pass light focus to focus: mirror ``k`` has foci ``foci[k]`` and ``foci[k + 1]``."""
+
+    foci: np.ndarray
+    mirrors: tuple[EllipsoidMirror, ...]
+
+    @property
+    def path_length(self) -> float:
+        """Optical path from the first focus to the last: concave mirrors add 2a, convex subtract it."""
+        total = 0.0
+        for mirror in self.mirrors:
+            sign = 1.0 if mirror.kind == "concave" else -1.0
+            total += sign * mirror.ellipsoid.path_length
+        return total
+
+
+def mirror_chain(
+    foci,
+    minor_axes: Sequence[float],
+    kinds: Sequence[str] | None = None,
+    first_direction=(0.0, 0.0, -1.0),
+    apertures_deg: Sequence[float] | float = 30.0,
+) -> MirrorChain:
+    """A chain through ``foci`` (m + 1 points), one mirror per consecutive pair.
+
+    Each mirror's cap is centred where the chief ray (leaving the first focus along ``first_direction``)
+    meets it: concave mirrors are hit from inside, convex mirrors from outside, so a convex element must
+    be followed by a concave one to bring the light back to a real focus.
+    """
+    points = as_points(foci, "chain foci")
+    count = len(points) - 1
+    if count < 1:
+        raise OpticsError("a mirror chain needs at least two foci")
+    kinds = list(kinds) if kinds is not None else ["concave"] * count
+    minor = list(minor_axes)
+    if len(kinds) != count or len(minor) != count:
+        raise OpticsError(f"{len(points)} foci make {count} mirrors: give {count} kinds and minor axes")
+    apertures = [float(apertures_deg)] * count if np.isscalar(apertures_deg) else list(apertures_deg)
+    if len(apertures) != count:
+        raise OpticsError(f"give {count} apertures, got {len(apertures)}")
+    for index, kind in enumerate(kinds):
+        if kind not in KINDS:
+            raise OpticsError(f"mirror {index + 1}: kind must be one of {KINDS}, got {kind!r}")
+    if kinds[-1] == "convex":
+        raise OpticsError("the last mirror of a chain must be concave to form a real final focus")
+
+    origin = points[0]
+    direction = unit_directions(first_direction, "first direction")[0]
+    mirrors: list[EllipsoidMirror] = []
+    for index in range(count):
+        ellipsoid = ellipsoid_from_foci(points[index], points[index + 1], minor[index])
+        near, far = ellipsoid.line_roots(origin[None, :], direction[None, :])
+        t_chief = float(far[0] if kinds[index] == "concave" else near[0])
+        if not np.isfinite(t_chief) or t_chief <= ellipsoid.self_hit_distance(direction[None, :])[0]:
+            raise OpticsError(
+                f"mirror {index + 1} ({kinds[index]}) is not reached by light from focus {index + 1}: "
+                "move the foci or change its minor axis"
+            )
+        hit_point = origin + t_chief * direction
+        axis = ellipsoid.to_sphere(hit_point[None, :])[0]
+        axis /= np.linalg.norm(axis)
+        if not 0.0 < apertures[index] <= 180.0:
+            raise OpticsError(f"mirror {index + 1}: aperture must be in (0, 180] degrees")
+        mirror = EllipsoidMirror(ellipsoid, axis, float(np.radians(apertures[index])), kinds[index])
+        mirrors.append(mirror)
+        normal = ellipsoid.normals_at(hit_point[None, :])
+        direction = reflect(direction[None, :], normal)[0]
+        origin = hit_point
+    return MirrorChain(points, tuple(mirrors))
+
+
+@dataclass(frozen=True)
+class BounceRecord:
+    """Where every ray met one bounce: ``t`` (inf on a miss), ``points``, unit ``normals``, ``hit`` mask,
+    ``surface`` index hit (-1 on a miss) and the ``directions`` leaving the bounce."""
+
+    t: np.ndarray
+    points: np.ndarray
+    normals: np.ndarray
+    hit: np.ndarray
+    surface: np.ndarray
+    directions: np.ndarray
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    """Ray ``paths`` (n, bounces + 2, 3) and one :class:`BounceRecord` per bounce."""
+
+    paths: np.ndarray
+    records: tuple[BounceRecord, ...]
+
+    @property
+    def final_directions(self) -> np.ndarray:
+        return self.records[-1].directions if self.records else np.zeros((len(self.paths), 3))
+
+
+def _bounce(origins, directions, alive, hits):
+    t, points, normals, surface = hits
+    hit = alive & np.isfinite(t)
+    new_directions = directions.copy()
+    if np.any(hit):
+        new_directions[hit] = reflect(directions[hit], normals[hit])
+    # A ray that misses keeps going straight: record a point one unit further along its line.
+    new_points = np.where(hit[:, None], points, origins + directions)
+    record = BounceRecord(
+        t=np.where(hit, t, np.inf), points=new_points, normals=np.where(hit[:, None], normals, 0.0),
+        hit=hit, surface=np.where(hit, surface, -1), directions=new_directions,
+    )
+    return new_points, new_directions, hit, record
+
+
+def _finish(origins, records, final_origins, final_directions) -> TraceResult:
+    paths = np.empty((len(origins), len(records) + 2, 3))
+    paths[:, 0] = origins
+    for index, record in enumerate(records):
+        paths[:, index + 1] = record.points
+    paths[:, -1] = final_origins + final_directions
+    return TraceResult(paths, tuple(records))
+
+
+def trace_records(surfaces: Sequence[Surface], origins, directions, bounces: int = 1) -> TraceResult:
+    """Trace rays for ``bounces`` reflections, each time off the nearest of ``surfaces``."""
+    if bounces < 0:
+        raise OpticsError(f"bounces must be >= 0, got {bounces}")
+    if len(surfaces) == 0:
+        raise OpticsError("trace needs at least one surface")
+    origins = as_points(origins, "origins")
+    current_directions = unit_directions(directions)
+    if len(current_directions) != len(origins):
+        raise OpticsError(f"{len(origins)} origins but {len(current_directions)} directions")
+    current = origins
+    alive = np.ones(len(origins), dtype=bool)
+    records = []
+    for _ in range(bounces):
+        best_t = np.full(len(origins), np.inf)
+        best_points = current.copy()
+        best_normals = np.zeros_like(current)
+        best_surface = np.full(len(origins), -1)
+        for index, surface in enumerate(surfaces):
+            t, points, normals = surface.intersect(current, current_directions)
+            closer = t < best_t
+            best_t = np.where(closer, t, best_t)
+            best_points = np.where(closer[:, None], points, best_points)
+            best_normals = np.where(closer[:, None], normals, best_normals)
+            best_surface = np.where(closer, index, best_surface)
+        current, current_directions, alive, record = _bounce(
+            current, current_directions, alive, (best_t, best_points, best_normals, best_surface)
+        )
+        records.append(record)
+    return _finish(origins, records, current, current_directions)
+
+
+def trace(surfaces: Sequence[Surface], origins, directions, bounces: int = 1) -> np.ndarray:
+    """Ray paths (n, bounces + 2, 3): the origin, each hit point, then a point one unit along the final
+    direction. Each bounce reflects off the nearest surface; a ray that misses keeps going straight."""
+    return trace_records(surfaces, origins, directions, bounces).paths
+
+
+def trace_chain(chain: MirrorChain | Sequence[Surface], origins, directions) -> TraceResult:
+    """Trace rays through the mirrors in order (bounce k can only hit mirror k), as the chain is designed.
+
+    A ray that misses one mirror is lost: it keeps going straight and hits nothing after.
+    """
+    mirrors = chain.mirrors if isinstance(chain, MirrorChain) else tuple(chain)
+    origins = as_points(origins, "origins")
+    current_directions = unit_directions(directions)
+    if len(current_directions) != len(origins):
+        raise OpticsError(f"{len(origins)} origins but {len(current_directions)} directions")
+    current = origins
+    alive = np.ones(len(origins), dtype=bool)
+    records = []
+    for index, mirror in enumerate(mirrors):
+        t, points, normals = mirror.intersect(current, current_directions)
+        t = np.where(alive, t, np.inf)
+        surface = np.full(len(origins), index)
+        current, current_directions, alive, record = _bounce(
+            current, current_directions, alive, (t, points, normals, surface)
+        )
+        records.append(record)
+    return _finish(origins, records, current, current_directions)
+
+
+def cap_sample_directions(
+    mirror: EllipsoidMirror, pattern: str, count: int, seed: int = 0, fill: float = 0.95
+) -> np.ndarray:
+    """Sphere-space unit vectors on the mirror's cap: a ``fan`` across it (in the plane of the major axis),
+    a ``cone`` of rings around its centre, or a ``random`` uniform bundle. ``fill`` keeps them inside
+    the rim."""
+    if count < 1:
+        raise OpticsError(f"ray count must be at least 1, got {count}")
+    axis = mirror.cap_axis
+    helper = np.array([0.0, 0.0, 1.0]) if abs(axis[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    across = helper - (helper @ axis) * axis
+    across /= np.linalg.norm(across)
+    other = np.cross(axis, across)
+    limit = mirror.aperture * fill
+    if pattern == "fan":
+        angles = np.linspace(-limit, limit, count) if count > 1 else np.zeros(1)
+        polar, azimuth = np.abs(angles), np.where(angles < 0, np.pi, 0.0)
+    elif pattern == "cone":
+        rings = max(1, int(round(np.sqrt(count / 6.0))))
+        per_ring = int(np.ceil(count / rings))
+        ring = np.repeat(np.arange(1, rings + 1), per_ring)[:count]
+        polar = limit * ring / rings
+        azimuth = 2.0 * np.pi * (np.arange(count) % per_ring) / per_ring + ring * 0.5
+    elif pattern == "random":
+        rng = np.random.default_rng(seed)
+        cos_polar = 1.0 - rng.random(count) * (1.0 - np.cos(limit))
+        polar, azimuth = np.arccos(cos_polar), rng.random(count) * 2.0 * np.pi
+    else:
+        raise OpticsError(f"ray pattern must be fan, cone or random, got {pattern!r}")
+    return (
+        np.cos(polar)[:, None] * axis
+        + (np.sin(polar) * np.cos(azimuth))[:, None] * across
+        + (np.sin(polar) * np.sin(azimuth))[:, None] * other
+    )
+
+
+def rays_to_mirror(
+    mirror: EllipsoidMirror, source, pattern: str = "fan", count: int = 16, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rays from ``source`` aimed at points spread over the mirror cap: ``(origins, unit directions)``."""
+    origin = as_point(source, "ray source")
+    targets = mirror.cap_points(cap_sample_directions(mirror, pattern, count, seed))
+    directions = targets - origin
+    return np.repeat(origin[None, :], len(targets), axis=0), unit_directions(directions)
