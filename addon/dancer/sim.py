@@ -1,0 +1,202 @@
+"""MuJoCo simulation of the dancer with the paper's balance controllers acting on joint targets.
+
+The muscles are MuJoCo position actuators: torque = kp (target - angle) - kv velocity, which is
+eq. 1. Controllers never write torques; like the paper (eq. 2) they update target angles each
+control tick (100 Hz):
+
+* the COM strategy (eq. 6) turns the stance leg by an amount proportional to the COM error and
+  velocity;
+* the COP strategy (eqs. 7-9) first chooses where the COP should be to push the COM towards its
+  target (an inverted pendulum: the COP goes behind the COM to accelerate it forward), then turns
+  the stance leg until the measured COP is there.
+
+"Turning the stance leg" is a lean: a small world rotation of the body above the stance feet,
+distributed onto ankle (or toe) and hip hinges by projecting it on their world axes, ankles
+with the opposite sign to the hips, so a weight shift changes ankle and hip angles equally and
+the pelvis stays level (section 4.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .anthropometry import DancerError
+from .model import DancerBody
+from .support import clamp_into_hull, convex_hull
+
+CONTROL_DT = 0.01
+CONTACT_BODIES = ("foot.L", "toe.L", "foot.R", "toe.R")
+
+
+@dataclass
+class Measurement:
+    """What the controllers see at one tick."""
+
+    com: NDArray[np.float64]
+    com_velocity: NDArray[np.float64]
+    cop: NDArray[np.float64]
+    hull: NDArray[np.float64]
+    in_contact: NDArray[np.bool_]
+    total_normal_force: float
+
+
+def _mujoco():
+    try:
+        import mujoco
+    except ImportError as exc:  # pragma: no cover - the extension bundles the wheel
+        raise DancerError("the MuJoCo physics engine (package mujoco-core) is not installed") from exc
+    return mujoco
+
+
+def lean_for_shift(shift_xy: NDArray[np.float64], height: float) -> NDArray[np.float64]:
+    """World rotation (about x, y) of a body pivoting ``height`` below its COM moving it by ``shift_xy``."""
+    return np.array([-shift_xy[1], shift_xy[0]]) / height
+
+
+class DancerSim:
+    """One MuJoCo model + data with the index bookkeeping the controllers need."""
+
+    def __init__(self, body: DancerBody):
+        mj = _mujoco()
+        self.mj = mj
+        self.body = body
+        self.model = mj.MjModel.from_xml_string(body.mjcf)
+        self.data = mj.MjData(self.model)
+        m = self.model
+        self.joint_names = body.joints
+        self.index = {name: i for i, name in enumerate(body.joints)}
+        self.jid = np.array([m.joint(name).id for name in body.joints])
+        self.qadr = m.jnt_qposadr[self.jid]
+        self.dadr = m.jnt_dofadr[self.jid]
+        self.root = m.body("hips").id
+        self.chest = m.body("chest").id
+        self.floor = m.geom("floor").id
+        self.body_ids = {spec.name: m.body(spec.name).id for spec in body.bodies}
+        contact_body = np.full(m.ngeom, -1)
+        for k, name in enumerate(CONTACT_BODIES):
+            contact_body[m.geom_bodyid == self.body_ids[name]] = k
+        self.contact_body = contact_body
+        self.steps_per_tick = max(1, int(round(CONTROL_DT / m.opt.timestep)))
+        self.targets = np.zeros(len(body.joints))
+        self.rest_com_height = 0.0
+
+    # -- posing --------------------------------------------------------------------------------
+
+    def set_angles(self, angles: dict[str, float]) -> None:
+        q = self.data.qpos
+        q[self.qadr] = 0.0
+        for name, value in angles.items():
+            q[self.qadr[self.index[name]]] = value
+
+    def flatten_feet(self, feet: tuple[str, ...] = ("L", "R")) -> None:
+        """Turn the ankles until each foot's sole is level (so the pose stands flat)."""
+        mj, m, d = self.mj, self.model, self.data
+        for _ in range(6):
+            mj.mj_kinematics(m, d)
+            for side in feet:
+                up = d.xmat[self.body_ids[f"foot.{side}"]].reshape(3, 3)[:, 2]
+                tilt = np.cross(up, [0.0, 0.0, 1.0])
+                for axis in ("y", "x"):
+                    j = self.index[f"foot.{side}_{axis}"]
+                    d.qpos[self.qadr[j]] += float(tilt @ d.xaxis[self.jid[j]])
+
+    def place(self, lean: tuple[float, float] = (0.0, 0.0), feet: tuple[str, ...] = ("L", "R")) -> None:
+        """Tilt the whole body by ``lean`` (about x, y), flatten the feet, stand them on the floor."""
+        mj, m, d = self.mj, self.model, self.data
+        angle = float(np.hypot(*lean))
+        quat = np.array([1.0, 0.0, 0.0, 0.0])
+        if angle > 0:
+            axis = np.array([lean[0], lean[1], 0.0]) / angle
+            quat = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+        d.qpos[3:7] = quat
+        d.qpos[0:3] = [0.0, 0.0, 1.0]
+        self.flatten_feet(feet)
+        mj.mj_kinematics(m, d)
+        foot_geoms = self.contact_body >= 0
+        lowest = d.geom_xpos[foot_geoms, 2].min()
+        ankles = np.array([d.xpos[self.body_ids[f"foot.{side}"]] for side in feet])
+        d.qpos[0:2] -= ankles[:, :2].mean(axis=0)
+        d.qpos[2] += self.body.contact_radius - lowest - 0.0005
+        d.qvel[:] = 0.0
+        mj.mj_forward(m, d)
+        self.targets = d.qpos[self.qadr].copy()
+        self.rest_com_height = float(d.subtree_com[self.root, 2])
+
+    # -- sensing -------------------------------------------------------------------------------
+
+    def measure(self) -> Measurement:
+        mj, m, d = self.mj, self.model, self.data
+        mj.mj_subtreeVel(m, d)
+        com = d.subtree_com[self.root].copy()
+        vel = d.subtree_linvel[self.root].copy()
+        n = d.ncon
+        in_contact = np.zeros(len(CONTACT_BODIES), dtype=bool)
+        if n == 0:
+            return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
+        geoms = d.contact.geom[:n]
+        pos = d.contact.pos[:n]
+        forces = self.normal_forces(n)
+        other = np.where(geoms[:, 0] == self.floor, geoms[:, 1], geoms[:, 0])
+        owner = self.contact_body[other]
+        pushing = forces > 1e-6
+        in_contact[np.unique(owner[pushing & (owner >= 0)])] = True
+        total = float(forces[pushing].sum())
+        if total <= 1e-6:
+            return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
+        cop = (forces[pushing, None] * pos[pushing]).sum(axis=0) / total
+        cop[2] = 0.0
+        hull = convex_hull(pos[pushing, :2])
+        return Measurement(com, vel, cop, hull, in_contact, total)
+
+    def normal_forces(self, n: int) -> NDArray[np.float64]:
+        """Normal force of each of the first ``n`` contacts, straight from the solver's forces.
+
+        With pyramidal friction cones (condim 3) a contact has four pyramid-edge forces whose
+        sum is the normal force (what ``mj_contactForce`` decodes, without its per-contact call).
+        """
+        d = self.data
+        address = d.contact.efc_address[:n]
+        edges = 2 * (d.contact.dim[:n] - 1)
+        if np.all(edges == 4):
+            return d.efc_force[address[:, None] + np.arange(4)].sum(axis=1)
+        forces = np.empty(n)
+        wrench = np.zeros(6)
+        for i in range(n):
+            self.mj.mj_contactForce(self.model, d, i, wrench)
+            forces[i] = wrench[0]
+        return forces
+
+    def fallen(self, meas: Measurement) -> bool:
+        d = self.data
+        if not (np.all(np.isfinite(d.qpos)) and np.all(np.isfinite(d.qvel))):
+            return True
+        if meas.com[2] < 0.8 * self.rest_com_height:
+            return True
+        chest_up = d.xmat[self.chest].reshape(3, 3)[2, 2]
+        return bool(chest_up < 0.7)
+
+    # -- acting --------------------------------------------------------------------------------
+
+    def apply(self, targets: NDArray[np.float64]) -> None:
+        self.data.ctrl[:] = targets
+        self.mj.mj_step(self.model, self.data, nstep=self.steps_per_tick)
+
+    def lean_offsets(self, lean: NDArray[np.float64], weights: dict[str, float]) -> NDArray[np.float64]:
+        """Target changes that rotate the body above the stance by ``lean``; weights sign the joints.
+
+        A positive weight belongs to a joint whose child is the upper body side (hips), a negative
+        one to a joint whose child is on the floor side (ankles, toes).
+        """
+        offsets = np.zeros(len(self.joint_names))
+        axes = self.data.xaxis
+        for name, weight in weights.items():
+            j = self.index[name]
+            axis = axes[self.jid[j]]
+            offsets[j] = weight * (lean[0] * axis[0] + lean[1] * axis[1])
+        return offsets
+
+    def body_quaternions(self) -> NDArray[np.float64]:
+        return self.data.xquat.copy()

@@ -1,0 +1,102 @@
+"""Centre of pressure (eq. 4), centre of mass (eq. 3) and the support polygon: pure numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+_EPS = 1e-9
+
+
+def center_of_mass(masses: ArrayLike, positions: ArrayLike) -> NDArray[np.float64]:
+    """Eq. 3: the mass-weighted mean of the segment centres of mass ``positions`` (N, 3)."""
+    m = np.asarray(masses, dtype=np.float64)
+    p = np.asarray(positions, dtype=np.float64)
+    return (m[:, None] * p).sum(axis=0) / m.sum()
+
+
+def center_of_pressure(points: ArrayLike, normal_forces: ArrayLike) -> NDArray[np.float64]:
+    """Eq. 4: contact points (K, 3) weighted by the length of their normal forces (K,).
+
+    Forces pulling away from the floor cannot exist on a contact and are clipped to zero.
+    Raises ValueError when nothing pushes (the body is in the air).
+    """
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    f = np.clip(np.asarray(normal_forces, dtype=np.float64).reshape(-1), 0.0, None)
+    total = f.sum()
+    if len(p) == 0 or total <= _EPS:
+        raise ValueError("no contact force: the centre of pressure is undefined")
+    return (f[:, None] * p).sum(axis=0) / total
+
+
+def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
+    """Counter-clockwise 2D convex hull (Andrew's monotone chain) of ``points`` (N, 2).
+
+    Nearly collinear points are dropped; fewer than three distinct points give them back as is.
+    Plain Python floats: for the dozen contact points of two feet this beats numpy's overhead.
+    """
+    arr = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    pts = sorted(set(map(tuple, np.round(arr, 9).tolist())))
+    if len(pts) < 3:
+        return np.array(pts, dtype=np.float64).reshape(-1, 2)
+
+    def half(seq: list) -> list:
+        chain: list = []
+        for q in seq:
+            while len(chain) >= 2:
+                o, a = chain[-2], chain[-1]
+                if (a[0] - o[0]) * (q[1] - o[1]) - (a[1] - o[1]) * (q[0] - o[0]) > 1e-12:
+                    break
+                chain.pop()
+            chain.append(q)
+        return chain
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1], dtype=np.float64)
+
+
+def signed_distance_inside(point: ArrayLike, hull: ArrayLike) -> float:
+    """Distance from ``point`` to the boundary of the counter-clockwise ``hull``; negative outside.
+
+    A degenerate hull (a segment or a point) has no inside: the result is minus the distance to it.
+    """
+    q = np.asarray(point, dtype=np.float64)[:2]
+    h = np.asarray(hull, dtype=np.float64)
+    if len(h) == 0:
+        return -np.inf
+    if len(h) < 3:
+        if len(h) == 1:
+            return -float(np.linalg.norm(q - h[0]))
+        a, b = h
+        t = np.clip(np.dot(q - a, b - a) / max(np.dot(b - a, b - a), _EPS), 0.0, 1.0)
+        return -float(np.linalg.norm(q - (a + t * (b - a))))
+    a = h
+    b = np.roll(h, -1, axis=0)
+    edge = b - a
+    length = np.linalg.norm(edge, axis=1)
+    # Inward normal of a counter-clockwise polygon is the edge turned left.
+    inward = np.stack([-edge[:, 1], edge[:, 0]], axis=1) / length[:, None]
+    depth = ((q - a) * inward).sum(axis=1)
+    if np.all(depth >= 0.0):
+        return float(depth.min())
+    t = np.clip(((q - a) * edge).sum(axis=1) / length**2, 0.0, 1.0)
+    nearest = a + t[:, None] * edge
+    return -float(np.linalg.norm(nearest - q, axis=1).min())
+
+
+def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray[np.float64]:
+    """``point`` pulled towards the hull's centroid until it is ``margin`` inside (or at the centroid)."""
+    q = np.asarray(point, dtype=np.float64)[:2]
+    h = np.asarray(hull, dtype=np.float64)
+    if len(h) < 3:
+        return h.mean(axis=0) if len(h) else q
+    centroid = h.mean(axis=0)
+    edge = np.roll(h, -1, axis=0) - h
+    inward = np.stack([-edge[:, 1], edge[:, 0]], axis=1) / np.linalg.norm(edge, axis=1)[:, None]
+    step = q - centroid
+    # Along centroid + s * step, edge i allows s <= (margin - depth_of_centroid_i) / rate_i.
+    depth = ((centroid - h) * inward).sum(axis=1) - margin
+    rate = inward @ step
+    leaving = rate < 0.0
+    s = min(1.0, float(np.min(depth[leaving] / -rate[leaving]))) if leaving.any() else 1.0
+    return centroid + max(s, 0.0) * step
