@@ -1,0 +1,87 @@
+"""Fitness definitions of the paper (z up here; the paper's y) plus the steerable target fitness.
+
+Each takes a Flight and returns one value per fly, larger is better. A fly whose simulation blew
+up gets WORST_FITNESS, a finite number so averages and plots stay meaningful.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .simulate import Flight, simulate
+
+WORST_FITNESS = -1000.0
+
+
+def _finish(flight: Flight, values: np.ndarray) -> np.ndarray:
+    values = np.where(flight.blown_up | ~np.isfinite(values), WORST_FITNESS, values)
+    return values.astype(np.float64)
+
+
+def heights(flight: Flight) -> np.ndarray:
+    """(m, T) height above the start point."""
+    return flight.positions[..., 2] - flight.start[:, None, 2]
+
+
+def lateral_offsets(flight: Flight) -> np.ndarray:
+    """(m, T, 2) horizontal offset from the start point."""
+    return flight.positions[..., :2] - flight.start[:, None, :2]
+
+
+def mean_height(flight: Flight) -> np.ndarray:
+    """Paper's first fitness: the mean height over the flight."""
+    return _finish(flight, heights(flight).mean(axis=1))
+
+
+def final_height(flight: Flight) -> np.ndarray:
+    """Paper's second fitness: the height at the last instant."""
+    return _finish(flight, heights(flight)[:, -1])
+
+
+def final_height_minus_drift(flight: Flight) -> np.ndarray:
+    """Paper's third fitness: final height minus a fifth of the mean |x| and of the mean |y| deviation."""
+    drift = np.abs(lateral_offsets(flight)).mean(axis=1).sum(axis=1)
+    return _finish(flight, heights(flight)[:, -1] - drift / 5.0)
+
+
+def mean_lateral_drift(flight: Flight) -> np.ndarray:
+    """Mean horizontal distance from the start point over the flight."""
+    return np.linalg.norm(lateral_offsets(flight), axis=2).mean(axis=1)
+
+
+def toward_target(flight: Flight) -> np.ndarray:
+    """Steerable fitness: minus the mean distance to the target over the second half of the flight."""
+    if flight.targets is None:
+        from .errors import FlyError
+
+        raise FlyError("The target fitness needs a flight simulated with a target")
+    half = flight.positions.shape[1] // 2
+    distance = np.linalg.norm(flight.positions[:, half:] - flight.targets[None, half:], axis=2)
+    return _finish(flight, -distance.mean(axis=1))
+
+
+FITNESS_FUNCTIONS: dict[str, Callable[[Flight], np.ndarray]] = {
+    "mean_height": mean_height,
+    "final_height": final_height,
+    "final_height_minus_drift": final_height_minus_drift,
+    "toward_target": toward_target,
+}
+
+
+def evaluator(
+    measure: Callable[[Flight], np.ndarray] | str, duration: float = 3.0, **simulate_options
+) -> Callable[[np.ndarray], np.ndarray]:
+    """A Population.run fitness function: simulate the whole population at once, then measure each fly."""
+    if isinstance(measure, str):
+        from .errors import FlyError
+
+        if measure not in FITNESS_FUNCTIONS:
+            raise FlyError(f"Unknown fitness '{measure}': choose one of {', '.join(FITNESS_FUNCTIONS)}")
+        measure = FITNESS_FUNCTIONS[measure]
+
+    def evaluate(genomes: np.ndarray) -> np.ndarray:
+        return measure(simulate(genomes, duration=duration, **simulate_options))
+
+    return evaluate

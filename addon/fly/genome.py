@@ -1,0 +1,149 @@
+"""Genomes and their files: plain .npz arrays loaded with allow_pickle=False, so a shared file can
+carry numbers only, never code."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import FlyError, GenomeFileError
+from .network import ASYMMETRIC_LAYERS, SYMMETRIC_LAYERS, Network, check_activation, check_layers, genome_size
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Genome:
+    """One controller: flat weights plus the network shape they belong to."""
+
+    weights: np.ndarray
+    layers: tuple[int, ...] = SYMMETRIC_LAYERS
+    activation: str = "tanh"
+    aero: str = "drag"  # the aerodynamics it was trained with; it only flies in that model
+
+    def __post_init__(self) -> None:
+        layers = check_layers(self.layers)
+        check_activation(self.activation)
+        if self.aero not in ("drag", "quasi_steady"):
+            raise FlyError(f"Unknown aerodynamics '{self.aero}': use 'drag' or 'quasi_steady'")
+        weights = np.asarray(self.weights, dtype=np.float64)
+        if weights.shape != (genome_size(layers),):
+            raise FlyError(
+                f"Genome has {weights.size} genes; layers {list(layers)} need {genome_size(layers)}"
+            )
+        if not np.all(np.isfinite(weights)):
+            raise FlyError("Genome contains NaN or infinite values")
+        object.__setattr__(self, "layers", layers)
+        object.__setattr__(self, "weights", weights)
+
+    @property
+    def asymmetric(self) -> bool:
+        return self.layers[-1] == 6
+
+    def network(self) -> Network:
+        return Network(self.weights, self.layers, self.activation)
+
+
+def infer_layers(gene_count: int) -> tuple[int, ...]:
+    for layers in (SYMMETRIC_LAYERS, ASYMMETRIC_LAYERS):
+        if genome_size(layers) == gene_count:
+            return layers
+    raise FlyError(f"Cannot tell the network layers of a {gene_count}-gene genome; pass layers explicitly")
+
+
+def as_genome_stack(genomes, layers=None, activation=None) -> tuple[np.ndarray, tuple[int, ...], str, bool]:
+    """Normalise a Genome, Genome list or (G,) / (P, G) array to (stack, layers, activation, asymmetric)."""
+    if isinstance(genomes, Genome):
+        genomes = [genomes]
+    if isinstance(genomes, (list, tuple)) and genomes and isinstance(genomes[0], Genome):
+        first = genomes[0]
+        if any(g.layers != first.layers or g.activation != first.activation for g in genomes):
+            raise FlyError("All genomes simulated together must share layers and activation")
+        stack = np.stack([g.weights for g in genomes])
+        layers, activation = first.layers, first.activation
+    else:
+        stack = np.atleast_2d(np.asarray(genomes, dtype=np.float64))
+        if stack.ndim != 2 or stack.shape[0] < 1:
+            raise FlyError(f"Genomes must be (G,) or (P, G), got shape {np.shape(genomes)}")
+        layers = check_layers(layers) if layers is not None else infer_layers(stack.shape[1])
+        activation = activation or "tanh"
+    if stack.shape[1] != genome_size(layers):
+        raise FlyError(
+            f"Genomes have {stack.shape[1]} genes; layers {list(layers)} need {genome_size(layers)}"
+        )
+    if not np.all(np.isfinite(stack)):
+        raise FlyError("Genomes contain NaN or infinite values")
+    check_activation(activation)
+    if layers[-1] not in (3, 6):
+        raise FlyError(f"A fly network needs 3 (symmetric) or 6 (asymmetric) outputs, got {layers[-1]}")
+    return stack, tuple(layers), activation, layers[-1] == 6
+
+
+def save_genome(
+    genome: Genome | np.ndarray,
+    path: str | os.PathLike,
+    *,
+    layers=None,
+    activation: str = "tanh",
+    aero: str = "drag",
+    fitness: float = float("nan"),
+) -> Path:
+    """Write one genome as .npz (arrays only). Returns the written path."""
+    if not isinstance(genome, Genome):
+        weights = np.asarray(genome, dtype=np.float64)
+        genome = Genome(weights, tuple(layers) if layers else infer_layers(weights.size), activation, aero)
+    target = Path(path)
+    if target.suffix != ".npz":
+        target = target.with_suffix(".npz")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "wb") as handle:
+            np.savez(
+                handle,
+                format_version=np.int64(FORMAT_VERSION),
+                weights=genome.weights,
+                layers=np.array(genome.layers, dtype=np.int64),
+                activation=np.array(genome.activation),
+                aero=np.array(genome.aero),
+                fitness=np.float64(fitness),
+            )
+    except OSError as error:
+        raise GenomeFileError(f"Cannot write genome file '{target}': {error.strerror or error}") from error
+    return target
+
+
+def _read_npz(path: Path, required: tuple[str, ...]) -> dict[str, np.ndarray]:
+    if not path.is_file():
+        raise GenomeFileError(f"Genome file '{path}' does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            missing = [key for key in required if key not in data.files]
+            if missing:
+                raise GenomeFileError(f"Genome file '{path.name}' lacks {', '.join(missing)}")
+            return {key: data[key] for key in data.files}
+    except GenomeFileError:
+        raise
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as error:
+        raise GenomeFileError(f"Genome file '{path.name}' is not a readable .npz genome ({error})") from error
+
+
+def load_genome(path: str | os.PathLike) -> Genome:
+    """Read a genome written by :func:`save_genome`; a corrupt or mis-shaped file raises GenomeFileError."""
+    source = Path(path)
+    data = _read_npz(source, ("weights", "layers"))
+    try:
+        layers = tuple(int(n) for n in np.asarray(data["layers"]).reshape(-1))
+        activation = str(data["activation"]) if "activation" in data else "tanh"
+        aero = str(data["aero"]) if "aero" in data else "drag"
+        return Genome(np.asarray(data["weights"], dtype=np.float64), layers, activation, aero)
+    except (FlyError, TypeError, ValueError) as error:
+        raise GenomeFileError(f"Genome file '{source.name}' does not fit its network: {error}") from error
+
+
+def genome_fitness(path: str | os.PathLike) -> float:
+    data = _read_npz(Path(path), ("weights",))
+    return float(data.get("fitness", np.float64("nan")))
