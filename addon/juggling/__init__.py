@@ -5,6 +5,7 @@ for one-line feedback, and the model classes ``Siteswap``, ``Throw``, ``Bounce``
 """
 
 from .model import HAND_NAMES, LEFT, RIGHT, Bounce, Siteswap, Throw
+from .motion import Pattern, plan_pattern
 from .notation import SiteswapError, parse_siteswap, summarize
 
 __all__ = [
@@ -12,9 +13,11 @@ __all__ = [
     "LEFT",
     "RIGHT",
     "Bounce",
+    "Pattern",
     "Siteswap",
     "SiteswapError",
     "Throw",
     "parse_siteswap",
+    "plan_pattern",
     "summarize",
 ]

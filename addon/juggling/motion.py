@@ -1,0 +1,1063 @@
+"""From a parsed siteswap to sampled motion: prop flights, hand paths, arms and prop spin.
+
+Timing follows Juggling Lab: with beat duration ``tau`` and dwell ``d`` beats, a throw on beat ``b``
+leaves at ``b tau`` (a ``1`` leaves ``max(0, d + 0.3 - 1)`` beats early) and its prop is caught
+``d`` beats before its next throw, so a throw of value ``n`` flies ``(n - d) tau``. Props fly exact
+parabolas (several, joined at the floor, for bounces). Hands follow C1 Hermite splines whose knots
+are the throws (hand velocity equals the prop's launch velocity) and catches (hand moves along the
+incoming prop), plus gunswap-style dwell path points. Elbows come from the shared two-bone solver.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import reduce
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..geometry.rotation import quaternion_multiply
+from ..kinematics.two_bone import elbow_positions as solve_elbows
+from .body import (
+    Body,
+    axis_angle_quaternions,
+    continuous_quaternions,
+    juggler_placement,
+    rotate_vectors,
+    slerp,
+    yaw_matrix,
+)
+from .model import LEFT, Siteswap, Throw
+from .paths import (
+    GRAVITY,
+    Ballistic,
+    DwellPath,
+    MotionError,
+    PeriodicSpline,
+    parabola,
+    parse_dwell_paths,
+    solve_bounce,
+)
+
+Array = NDArray[np.float64]
+
+PROP_TYPES = ("ball", "club", "ring")
+
+# Juggling Lab's default hand positions (cm, outward from the body centre), indexed by throw value.
+_SAME_THROW_X = (0, 20, 25, 12, 7, 7.5, 5, 5, 5)
+_CROSS_THROW_X = (0, 17, 17, 7, 10, 14, 25, 24, 30)
+_CATCH_X = (0, 17, 25, 30, 40, 45, 45, 50, 50)
+_PASS_THROW = (0.18, 0.06, 0.04)
+_REST_HAND = (0.18, 0.0, -0.05)
+
+#: Earliest a catch may follow the same hand's previous throw, and latest before its own throw (beats).
+_CATCH_AFTER_THROW = 0.05
+_CATCH_BEFORE_THROW = 0.02
+_MIN_FLIGHT = 0.1
+#: Hand knots closer than this are one event.
+_SAME_TIME = 1e-7
+#: Empty-hand gaps longer than this (seconds) get a stop in the middle instead of one big loop.
+_LONG_GAP = 0.45
+_FOLLOW_THROUGH = 0.15
+#: Natural prop sizes at prop_size 1: ball diameter, ring diameter, club length (metres).
+PROP_LENGTHS = {"ball": 0.068, "ring": 0.32, "club": 0.50}
+#: Clubs arrive a little over-rotated and swing back during the dwell (gunswap's +0.2 turn).
+_CLUB_OVERSPIN = 0.2
+_CLUB_TILT = math.radians(25.0)
+_MAX_CATCH_SPEED = 1.5
+#: A cubic hand stroke that ends at launch speed v after a dwell of T dips about 0.148 v T below
+#: its ends; raising the throw point by half of that (capped) keeps the stroke inside arm's reach.
+_STROKE_DIP = 0.148
+_MAX_THROW_LIFT = 0.15
+
+
+@dataclass(frozen=True)
+class Flight:
+    """One throw of one prop, with its arcs (several for bounces)."""
+
+    prop: int
+    throw_time: float
+    catch_time: float
+    from_juggler: int
+    from_hand: int
+    to_juggler: int
+    to_hand: int
+    value: int
+    is_pass: bool
+    multiplex: bool
+    bounces: int
+    arcs: tuple[Ballistic, ...]
+    spin_turns: float
+
+
+@dataclass
+class _PropTrack:
+    """Segments of one prop over its own period, sampled by searchsorted on ``starts``."""
+
+    period: float
+    starts: Array
+    is_flight: NDArray[np.bool_]
+    # flights
+    p0: Array
+    v0: Array
+    q0: Array
+    spin_axis: Array
+    spin_rate: Array
+    spin_t0: Array
+    # dwells
+    hand_index: NDArray[np.int64]
+    slot: Array
+    q_start: Array
+    q_end: Array
+    ends: Array
+
+
+@dataclass
+class Pattern:
+    """A planned juggling pattern: sample it at any times (seconds) to get metres, z up."""
+
+    siteswap: Siteswap
+    beat_duration: float
+    dwell_ratio: float
+    loop_beats: int
+    num_props: int
+    num_jugglers: int
+    prop_type: str
+    prop_size: float
+    chicken_wing: float
+    body: Body
+    juggler_origins: Array
+    juggler_yaws: Array
+    flights: tuple[Flight, ...]
+    #: Vector from the hand point to the prop's origin, in the prop's own frame.
+    hold_offset: Array
+    #: None when every hand stays in reach; otherwise one sentence for the user.
+    reach_warning: str | None = None
+    _hands: list[PeriodicSpline] = field(default_factory=list, repr=False)
+    _tracks: list[_PropTrack] = field(default_factory=list, repr=False)
+
+    @property
+    def loop_duration(self) -> float:
+        """Seconds after which every prop, hand and arm is back where it started."""
+        return self.loop_beats * self.beat_duration
+
+    # ---------------------------------------------------------------------------------- hands
+
+    def hand_positions(self, times: ArrayLike) -> Array:
+        """``(num_jugglers, 2, T, 3)``: where a held prop sits, hand index 0 = left."""
+        return self._sample_hands(times)[0]
+
+    def hand_velocities(self, times: ArrayLike) -> Array:
+        return self._sample_hands(times)[1]
+
+    def _sample_hands(self, times: ArrayLike) -> tuple[Array, Array]:
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        pos = np.empty((self.num_jugglers, 2, len(t), 3))
+        vel = np.empty_like(pos)
+        for index, spline in enumerate(self._hands):
+            p, v = spline.sample(t)
+            pos[index // 2, index % 2] = p
+            vel[index // 2, index % 2] = v
+        return pos, vel
+
+    def shoulder_positions(self, times: ArrayLike) -> Array:
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        out = np.empty((self.num_jugglers, 2, len(t), 3))
+        for j in range(self.num_jugglers):
+            for hand in (0, 1):
+                out[j, hand] = self._to_world(j, self.body.shoulder_local(hand))
+        return out
+
+    def elbow_positions(self, times: ArrayLike) -> Array:
+        return self._solve_arms(times)[0]
+
+    def _solve_arms(self, times: ArrayLike) -> tuple[Array, NDArray[np.bool_]]:
+        hands = self.hand_positions(times)
+        shoulders = self.shoulder_positions(times)
+        outward = np.empty_like(hands)
+        for j in range(self.num_jugglers):
+            for hand in (0, 1):
+                outward[j, hand] = yaw_matrix(self.juggler_yaws[j]) @ np.array(
+                    [self.body.hand_side(hand), 0.0, 0.0]
+                )
+        return solve_elbows(
+            shoulders, hands, self.body.upper_arm, self.body.forearm, self.chicken_wing, outward=outward
+        )
+
+    def local_arm_points(self, times: ArrayLike, juggler: int) -> tuple[Array, Array, Array]:
+        """Shoulders, elbows, hands ``(2, T, 3)`` of one juggler in that juggler's own frame."""
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        elbows, _ = self._solve_arms(t)
+        rot = yaw_matrix(self.juggler_yaws[juggler])
+        origin = self.juggler_origins[juggler]
+
+        def local(points: Array) -> Array:
+            return (points - origin) @ rot
+
+        return (
+            local(self.shoulder_positions(t)[juggler]),
+            local(elbows[juggler]),
+            local(self.hand_positions(t)[juggler]),
+        )
+
+    # ---------------------------------------------------------------------------------- props
+
+    def prop_positions(self, times: ArrayLike) -> Array:
+        """``(num_props, T, 3)`` prop origins (ball centre, club balance point, ring centre)."""
+        return self._sample_props(times, want_velocity=False)[0]
+
+    def prop_velocities(self, times: ArrayLike) -> Array:
+        return self._sample_props(times, want_velocity=True)[1]
+
+    def prop_orientations(self, times: ArrayLike) -> Array:
+        """``(num_props, T, 4)`` unit quaternions, w first, sign-continuous in time."""
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        out = np.empty((self.num_props, len(t), 4))
+        for index, track in enumerate(self._tracks):
+            out[index] = _track_orientations(track, t)
+        return continuous_quaternions(out, axis=1)
+
+    def grip_positions(self, times: ArrayLike) -> Array:
+        """``(num_props, T, 3)``: the point of each prop a hand holds (prop origin minus hold offset)."""
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        offsets = rotate_vectors(self.prop_orientations(t), self.hold_offset)
+        return self.prop_positions(t) - offsets
+
+    def _sample_props(self, times: ArrayLike, want_velocity: bool) -> tuple[Array, Array | None]:
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        pos = np.empty((self.num_props, len(t), 3))
+        vel = np.empty_like(pos) if want_velocity else None
+        for index, track in enumerate(self._tracks):
+            p, v = self._track_positions(track, t, want_velocity)
+            pos[index] = p
+            if vel is not None:
+                vel[index] = v
+        return pos, vel
+
+    def _track_positions(
+        self, track: _PropTrack, t: Array, want_velocity: bool
+    ) -> tuple[Array, Array | None]:
+        local = track.starts[0] + np.mod(t - track.starts[0], track.period)
+        seg = np.searchsorted(track.starts, local, side="right") - 1
+        pos = np.empty((len(t), 3))
+        vel = np.empty((len(t), 3)) if want_velocity else None
+        fly = track.is_flight[seg]
+        if np.any(fly):
+            s = seg[fly]
+            dt = (local[fly] - track.starts[s])[:, None]
+            pos[fly] = track.p0[s] + track.v0[s] * dt
+            pos[fly, 2] -= 0.5 * GRAVITY * dt[:, 0] ** 2
+            if vel is not None:
+                vel[fly] = track.v0[s]
+                vel[fly, 2] -= GRAVITY * dt[:, 0]
+        held = ~fly
+        if np.any(held):
+            s = seg[held]
+            th = local[held]
+            for hand_index in np.unique(track.hand_index[s]):
+                mask = track.hand_index[s] == hand_index
+                idx = np.nonzero(held)[0][mask]
+                hp, hv = self._hands[hand_index].sample(th[mask])
+                q = _dwell_quaternions(track, s[mask], th[mask])
+                pos[idx] = hp + track.slot[s[mask]] + rotate_vectors(q, self.hold_offset)
+                if vel is not None:
+                    h = 1e-4
+                    q_plus = _dwell_quaternions(track, s[mask], th[mask] + h)
+                    q_minus = _dwell_quaternions(track, s[mask], th[mask] - h)
+                    spin = rotate_vectors(q_plus, self.hold_offset) - rotate_vectors(
+                        q_minus, self.hold_offset
+                    )
+                    vel[idx] = hv + spin / (2 * h)
+        return pos, vel
+
+    def _to_world(self, juggler: int, local: ArrayLike) -> Array:
+        return (
+            np.asarray(local, dtype=np.float64) @ yaw_matrix(self.juggler_yaws[juggler]).T
+            + (self.juggler_origins[juggler])
+        )
+
+
+def _smoothstep(s: Array) -> Array:
+    s = np.clip(s, 0.0, 1.0)
+    return s * s * (3 - 2 * s)
+
+
+def _dwell_quaternions(track: _PropTrack, seg: NDArray[np.int64], t: Array) -> Array:
+    span = track.ends[seg] - track.starts[seg]
+    # Dwells are sampled just outside their ends by velocity finite differences; clamp there.
+    s = (t - track.starts[seg]) / span
+    return slerp(track.q_start[seg], track.q_end[seg], _smoothstep(s))
+
+
+def _track_orientations(track: _PropTrack, t: Array) -> Array:
+    local = track.starts[0] + np.mod(t - track.starts[0], track.period)
+    seg = np.searchsorted(track.starts, local, side="right") - 1
+    out = np.empty((len(t), 4))
+    fly = track.is_flight[seg]
+    if np.any(fly):
+        s = seg[fly]
+        angle = track.spin_rate[s] * (local[fly] - track.spin_t0[s])
+        spin = axis_angle_quaternions(track.spin_axis[s], angle)
+        out[fly] = quaternion_multiply(spin, track.q0[s])
+    held = ~fly
+    if np.any(held):
+        out[held] = _dwell_quaternions(track, seg[held], local[held])
+    return out
+
+
+# ==================================================================================================
+# Planning
+
+
+@dataclass
+class _Event:
+    """A throw or a catch of one hand at one moment (several props for multiplex / squeeze)."""
+
+    hand: int  # juggler * 2 + hand
+    time: float  # seconds, absolute
+    kind: str  # "throw", "catch", "path"
+    members: list[int] = field(default_factory=list)
+    position: Array | None = None  # world
+    velocity: Array | None = None
+
+
+def _lcm(a: int, b: int) -> int:
+    return a * b // math.gcd(a, b)
+
+
+def _default_spins(throw: Throw, prop_type: str) -> float:
+    if prop_type == "ball":
+        return 0.0
+    if throw.spins is not None:
+        return float(throw.spins)
+    return float(throw.value // 2)
+
+
+def _table(values: tuple[float, ...], value: int) -> float:
+    return values[min(value, len(values) - 1)] / 100.0
+
+
+def plan_pattern(
+    siteswap: Siteswap,
+    beat_duration: float = 0.3,
+    dwell_ratio: float = 1.3,
+    *,
+    prop_type: str = "ball",
+    prop_size: float = 1.0,
+    chicken_wing: float = 0.0,
+    restitution: float = 0.9,
+    dwell_paths: str | tuple[DwellPath, ...] = "",
+    juggler_spacing: float = 2.4,
+    catch_follow: float = 0.5,
+    frame_rate: float | None = None,
+    body: Body | None = None,
+) -> Pattern:
+    """Plan the motion of every prop, hand and arm of ``siteswap``.
+
+    ``beat_duration`` seconds per beat; ``dwell_ratio`` beats a prop spends in the hand before its
+    throw (Juggling Lab's dwell, 1.3 by default); ``prop_size`` scales the natural prop sizes;
+    ``chicken_wing`` (radians) lifts the elbows outward from hanging; ``restitution`` is the floor's
+    bounce speed ratio; ``dwell_paths`` is gunswap's hand path notation (see
+    :func:`parse_dwell_paths`); ``catch_follow`` is the hand's speed at a catch as a fraction of the
+    incoming prop's; ``frame_rate``, if given, stretches the beat slightly so that one loop is a whole
+    number of frames (for seamless keyframe loops).
+    """
+    body = body or Body()
+    _check_settings(
+        beat_duration, dwell_ratio, prop_type, prop_size, chicken_wing, restitution, juggler_spacing
+    )
+    if siteswap.num_props <= 0:
+        raise MotionError(f"{siteswap.text!r} has no props to animate")
+    paths = parse_dwell_paths(dwell_paths) if isinstance(dwell_paths, str) else tuple(dwell_paths)
+
+    throws, cycle = _expand_cycle(siteswap, paths)
+    successor = _match_landings(siteswap, throws, cycle)
+    orbits = _orbits(successor)
+    props_per_orbit = []
+    for orbit in orbits:
+        total = sum(throws[i].value for i in orbit)
+        if total % cycle:
+            raise MotionError(f"{siteswap.text!r}: a prop orbit spans {total} beats, not a whole cycle")
+        props_per_orbit.append(total // cycle)
+    if sum(props_per_orbit) != siteswap.num_props:
+        raise MotionError(
+            f"{siteswap.text!r}: the throws carry {sum(props_per_orbit)} props, "
+            f"the notation says {siteswap.num_props}"
+        )
+    loop_beats = cycle * reduce(_lcm, props_per_orbit, 1)
+    if frame_rate is not None:
+        if not (math.isfinite(frame_rate) and frame_rate > 0):
+            raise MotionError(f"frame rate must be positive, got {frame_rate}")
+        frames = max(1, round(loop_beats * beat_duration * frame_rate))
+        beat_duration = frames / (frame_rate * loop_beats)
+
+    planner = _Planner(
+        siteswap,
+        throws,
+        cycle,
+        successor,
+        orbits,
+        props_per_orbit,
+        beat_duration,
+        dwell_ratio,
+        prop_type,
+        prop_size,
+        restitution,
+        paths,
+        juggler_spacing,
+        catch_follow,
+        body,
+    )
+    return planner.build(loop_beats, chicken_wing)
+
+
+def _check_settings(
+    beat_duration: float,
+    dwell_ratio: float,
+    prop_type: str,
+    prop_size: float,
+    chicken_wing: float,
+    restitution: float,
+    juggler_spacing: float,
+) -> None:
+    if not (math.isfinite(beat_duration) and 0.02 <= beat_duration <= 5.0):
+        raise MotionError(f"beat duration must be between 0.02 and 5 seconds, got {beat_duration}")
+    if not (math.isfinite(dwell_ratio) and 0.0 < dwell_ratio < 2.0):
+        raise MotionError(f"dwell ratio must be between 0 and 2 beats (exclusive), got {dwell_ratio}")
+    if prop_type not in PROP_TYPES:
+        raise MotionError(f"prop type must be one of {', '.join(PROP_TYPES)}, got {prop_type!r}")
+    if not (math.isfinite(prop_size) and 0.1 <= prop_size <= 10.0):
+        raise MotionError(f"prop size must be between 0.1 and 10, got {prop_size}")
+    if not math.isfinite(chicken_wing):
+        raise MotionError(f"chicken-wing angle must be finite, got {chicken_wing}")
+    if not (math.isfinite(restitution) and 0.05 <= restitution <= 1.0):
+        raise MotionError(f"restitution must be between 0.05 and 1, got {restitution}")
+    if not (math.isfinite(juggler_spacing) and juggler_spacing > 0.5):
+        raise MotionError(f"juggler spacing must exceed 0.5 m, got {juggler_spacing}")
+
+
+def _expand_cycle(siteswap: Siteswap, paths: tuple[DwellPath, ...]) -> tuple[list[Throw], int]:
+    """Repeat the cycle until dwell paths, which cycle over each juggler's throws, line up again."""
+    cycle = siteswap.cycle_beats
+    if cycle <= 0:
+        raise MotionError(f"{siteswap.text!r}: cycle of {cycle} beats")
+    repeats = 1
+    if paths:
+        for juggler in range(siteswap.num_jugglers):
+            events = {(t.beat, t.hand) for t in siteswap.throws if t.juggler == juggler and not _is_hold(t)}
+            if events:
+                repeats = _lcm(repeats, len(paths) // math.gcd(len(events), len(paths)))
+    throws = []
+    for r in range(repeats):
+        for t in siteswap.throws:
+            if not 0 <= t.beat < cycle:
+                raise MotionError(f"{siteswap.text!r}: throw on beat {t.beat} outside the {cycle}-beat cycle")
+            if t.value <= 0:
+                raise MotionError(f"{siteswap.text!r}: throw of value {t.value} on beat {t.beat}")
+            throws.append(_shift(t, r * cycle))
+    throws.sort(key=lambda t: (t.beat, t.juggler, t.hand))
+    return throws, cycle * repeats
+
+
+def _shift(throw: Throw, beats: int) -> Throw:
+    if beats == 0:
+        return throw
+    return replace(throw, beat=throw.beat + beats)
+
+
+def _is_hold(throw: Throw) -> bool:
+    return throw.hold and throw.to_juggler == throw.juggler and throw.to_hand == throw.hand
+
+
+def _match_landings(siteswap: Siteswap, throws: list[Throw], cycle: int) -> list[int]:
+    """successor[i]: the throw that next launches the prop thrown by throw i."""
+    slots: dict[tuple[int, int, int], list[int]] = {}
+    for index, t in enumerate(throws):
+        slots.setdefault((t.juggler, t.hand, t.beat % cycle), []).append(index)
+    free = {key: list(members) for key, members in slots.items()}
+    successor = [-1] * len(throws)
+    for index, t in enumerate(throws):
+        key = (t.to_juggler, t.to_hand, (t.beat + t.value) % cycle)
+        if not free.get(key):
+            hand = "left" if t.to_hand == LEFT else "right"
+            raise MotionError(
+                f"{siteswap.text!r}: too many props land in juggler {t.to_juggler + 1}'s {hand} hand on beat "
+                f"{(t.beat + t.value) % cycle}"
+            )
+        successor[index] = free[key].pop(0)
+    return successor
+
+
+def _orbits(successor: list[int]) -> list[list[int]]:
+    seen = [False] * len(successor)
+    orbits = []
+    for start in range(len(successor)):
+        if seen[start]:
+            continue
+        orbit = []
+        i = start
+        while not seen[i]:
+            seen[i] = True
+            orbit.append(i)
+            i = successor[i]
+        orbits.append(orbit)
+    return orbits
+
+
+class _Planner:
+    def __init__(
+        self,
+        siteswap: Siteswap,
+        throws: list[Throw],
+        cycle: int,
+        successor: list[int],
+        orbits: list[list[int]],
+        props_per_orbit: list[int],
+        tau: float,
+        dwell: float,
+        prop_type: str,
+        prop_size: float,
+        restitution: float,
+        paths: tuple[DwellPath, ...],
+        spacing: float,
+        catch_follow: float,
+        body: Body,
+    ) -> None:
+        self.siteswap = siteswap
+        self.throws = throws
+        self.cycle = cycle
+        self.successor = successor
+        self.orbits = orbits
+        self.props_per_orbit = props_per_orbit
+        self.tau = tau
+        self.dwell = dwell
+        self.prop_type = prop_type
+        self.prop_size = prop_size
+        self.restitution = restitution
+        self.paths = paths
+        self.catch_follow = catch_follow
+        self.body = body
+        self.period = cycle * tau
+        self.origins, self.yaws = juggler_placement(siteswap.num_jugglers, spacing)
+        length = PROP_LENGTHS[prop_type] * prop_size
+        self.prop_radius = length / 2 if prop_type == "ball" else 0.03 * prop_size
+        if prop_type == "club":
+            self.hold_offset = np.array([0.0, 0.0, 0.2 * length / 0.5])
+        elif prop_type == "ring":
+            self.hold_offset = np.array([0.0, 0.0, length / 2])
+        else:
+            self.hold_offset = np.zeros(3)
+
+    # ---------------------------------------------------------------------------------- helpers
+
+    def _throw_dwell(self, index: int) -> float:
+        t = self.throws[index]
+        return self.dwell if t.dwell is None else float(t.dwell)
+
+    def _describe(self, index: int) -> str:
+        t = self.throws[index]
+        hand = "left" if t.hand == LEFT else "right"
+        who = f"juggler {t.juggler + 1}'s " if self.siteswap.num_jugglers > 1 else ""
+        return f"{self.siteswap.text!r}: throw {t.value} from {who}{hand} hand on beat {t.beat}"
+
+    def _world(self, juggler: int, local: ArrayLike) -> Array:
+        return np.asarray(local, dtype=np.float64) @ yaw_matrix(self.yaws[juggler]).T + self.origins[juggler]
+
+    def _world_dir(self, juggler: int, local: ArrayLike) -> Array:
+        return yaw_matrix(self.yaws[juggler]) @ np.asarray(local, dtype=np.float64)
+
+    def _hold_quaternion(self, juggler: int) -> Array:
+        yaw = axis_angle_quaternions(np.array([0.0, 0.0, 1.0]), self.yaws[juggler])
+        if self.prop_type == "club":
+            tilt = axis_angle_quaternions(np.array([1.0, 0.0, 0.0]), _CLUB_TILT)
+            return quaternion_multiply(yaw, tilt)
+        return yaw
+
+    # ---------------------------------------------------------------------------------- timing
+
+    def _throw_times(self) -> list[float]:
+        """Launch time (beats, within the cycle) of every throw; 1s leave early."""
+        out = []
+        for index, t in enumerate(self.throws):
+            early = (
+                max(0.0, self._throw_dwell(index) + 0.3 - 1.0) if t.value == 1 and not _is_hold(t) else 0.0
+            )
+            out.append(t.beat - early)
+        return out
+
+    def _catch_leads(self, launch: list[float]) -> list[float]:
+        """Beats between catching the prop thrown by throw s and throw s's own beat."""
+        by_hand: dict[int, list[tuple[int, float]]] = {}
+        for index, t in enumerate(self.throws):
+            if not _is_hold(t):
+                by_hand.setdefault(t.juggler * 2 + t.hand, []).append((t.beat, launch[index]))
+        leads = []
+        for index, t in enumerate(self.throws):
+            lead = self._throw_dwell(index)
+            hand_throws = by_hand.get(t.juggler * 2 + t.hand, [])
+            # The hand must have let go of its previous throw first (Juggling Lab's clamp).
+            earlier = [
+                when - k * self.cycle
+                for beat, when in hand_throws
+                for k in (0, 1, 2)
+                if beat - k * self.cycle < t.beat
+            ]
+            if earlier:
+                lead = min(lead, t.beat - (max(earlier) + _CATCH_AFTER_THROW))
+            own_launch = launch[index] if not _is_hold(t) else float(t.beat)
+            lead = max(lead, t.beat - own_launch + _CATCH_BEFORE_THROW)
+            leads.append(lead)
+        return leads
+
+    def _next_real(self, index: int) -> int:
+        """The first non-hold throw after ``index`` along its prop's chain, and the beats to it."""
+        i = self.successor[index]
+        for _ in range(len(self.throws) + 1):
+            if not _is_hold(self.throws[i]):
+                return i
+            i = self.successor[i]
+        return -1
+
+    # ---------------------------------------------------------------------------------- build
+
+    def build(self, loop_beats: int, chicken_wing: float) -> Pattern:
+        tau = self.tau
+        throws = self.throws
+        launch = self._throw_times()
+        leads = self._catch_leads(launch)
+        n_throws = len(throws)
+        real = [not _is_hold(t) for t in throws]
+
+        # Throw events: one per (hand, beat) of real throws; members keep multiplex slot order.
+        throw_event: dict[int, _Event] = {}
+        events_by_key: dict[tuple[int, int], _Event] = {}
+        for index, t in enumerate(throws):
+            if not real[index]:
+                continue
+            key = (t.juggler * 2 + t.hand, t.beat)
+            event = events_by_key.get(key)
+            if event is None:
+                event = _Event(key[0], launch[index] * tau, "throw")
+                events_by_key[key] = event
+            else:
+                event.time = max(event.time, launch[index] * tau)
+            event.members.append(index)
+            throw_event[index] = event
+
+        # Dwell path of each throw event: cycles over each juggler's events in beat order.
+        path_of: dict[int, DwellPath] = {}
+        if self.paths:
+            counters: dict[int, int] = {}
+            for key in sorted(events_by_key, key=lambda k: (k[1], k[0] % 2)):
+                juggler = key[0] // 2
+                n = counters.get(juggler, 0)
+                counters[juggler] = n + 1
+                path_of[id(events_by_key[key])] = self.paths[n % len(self.paths)]
+
+        # Flight timings (cycle-relative, for the flight of each real throw).
+        flight_time = {}
+        for index in range(n_throws):
+            if not real[index]:
+                continue
+            s = self.successor[index]
+            t = throws[index]
+            catch_beat = t.beat + t.value - leads[s]
+            duration = catch_beat - launch[index]
+            if duration < _MIN_FLIGHT:
+                raise MotionError(
+                    f"{self._describe(index)} gets {max(duration, 0.0):.2f} beats in the air with dwell "
+                    f"{self._throw_dwell(s):g}; lower the dwell ratio"
+                )
+            flight_time[index] = (launch[index] * tau, catch_beat * tau)
+
+        # Hand events: throws at their times, catches at the landing times.
+        hand_events: dict[int, list[_Event]] = {h: [] for h in range(self.siteswap.num_jugglers * 2)}
+        for event in events_by_key.values():
+            hand_events[event.hand].append(event)
+        catch_event: dict[int, _Event] = {}
+        for index in range(n_throws):
+            if not real[index]:
+                continue
+            t = throws[index]
+            hand = t.to_juggler * 2 + t.to_hand
+            when = flight_time[index][1] % self.period
+            found = None
+            for event in hand_events[hand]:
+                gap = abs((event.time - when + self.period / 2) % self.period - self.period / 2)
+                if gap < _SAME_TIME:
+                    found = event
+                    break
+            if found is None:
+                found = _Event(hand, when, "catch")
+                hand_events[hand].append(found)
+            elif found.kind != "catch":
+                who = f"juggler {t.to_juggler + 1}'s " if self.siteswap.num_jugglers > 1 else ""
+                side = "left" if t.to_hand == LEFT else "right"
+                raise MotionError(
+                    f"{self.siteswap.text!r}: {who}{side} hand would catch "
+                    f"and throw at the same moment (beat {when / tau:.2f}); change the dwell ratio"
+                )
+            found.members.append(index)
+            catch_event[index] = found
+
+        # Positions of throw and catch knots (world).
+        for event in events_by_key.values():
+            juggler, hand = divmod(event.hand, 2)
+            path = path_of.get(id(event))
+            if path is not None:
+                local = self.body.hand_frame_to_local(hand, path.points[-1])
+            else:
+                point = np.mean([self._throw_point(i) for i in event.members], 0)
+                point[2] += self._throw_lift(event.members, flight_time, leads)
+                local = self.body.hand_frame_to_local(hand, point)
+            event.position = self._world(juggler, local)
+        for event in {id(e): e for e in catch_event.values()}.values():
+            juggler, hand = divmod(event.hand, 2)
+            points = []
+            for index in event.members:
+                nxt = self._next_real(index)
+                path = path_of.get(id(throw_event[nxt])) if nxt >= 0 else None
+                if path is not None:
+                    points.append(path.points[0])
+                else:
+                    points.append((_table(_CATCH_X, throws[index].value), 0.0, 0.0))
+            event.position = self._world(juggler, self.body.hand_frame_to_local(hand, np.mean(points, 0)))
+
+        # Slot offsets of multiplex props (lateral spread) and hold orientations.
+        def slot_offset(index: int) -> Array:
+            event = throw_event[index]
+            k = len(event.members)
+            if k == 1:
+                return np.zeros(3)
+            juggler = event.hand // 2
+            rank = event.members.index(index) - (k - 1) / 2
+            spacing = max(2 * self.prop_radius, 0.05 * self.prop_size) * 1.1
+            return self._world_dir(juggler, [rank * spacing, 0.0, 0.0])
+
+        # Flights: geometry for the cycle-relative instance of each real throw.
+        arcs_of: dict[int, list[Ballistic]] = {}
+        spin_of: dict[int, tuple[float, Array, Array, Array]] = {}
+        for index in range(n_throws):
+            if not real[index]:
+                continue
+            t = throws[index]
+            t0, t1 = flight_time[index]
+            q_throw = self._hold_quaternion(t.juggler)
+            turns = _default_spins(t, self.prop_type)
+            if self.prop_type == "club" and turns >= 1:
+                turns += _CLUB_OVERSPIN
+            axis_local = (
+                np.array(t.spin_axis)
+                if t.spin_axis is not None
+                else (np.array([1.0, 0.0, 0.0]) if self.prop_type != "ring" else np.array([0.0, 1.0, 0.0]))
+            )
+            norm = np.linalg.norm(axis_local)
+            if not norm > 0:
+                raise MotionError(f"{self._describe(index)}: spin axis is zero")
+            axis = self._world_dir(t.juggler, axis_local / norm)
+            q_arrive = quaternion_multiply(axis_angle_quaternions(axis, 2 * math.pi * turns), q_throw)
+            nxt = self._next_real(index)
+            p0 = throw_event[index].position + slot_offset(index) + rotate_vectors(q_throw, self.hold_offset)
+            catch_slot = slot_offset(nxt) if nxt >= 0 else np.zeros(3)
+            p1 = catch_event[index].position + catch_slot + rotate_vectors(q_arrive, self.hold_offset)
+            # Catches are stored modulo the cycle; the flight's own catch may be a cycle later.
+            if t.bounce is not None and t.bounce.count > 0:
+                arcs = solve_bounce(
+                    t0,
+                    t1,
+                    p0,
+                    p1,
+                    t.bounce.count,
+                    t.bounce.kind,
+                    self.restitution,
+                    self.prop_radius,
+                    self._describe(index),
+                )
+            else:
+                arcs = [parabola(t0, t1, p0, p1)]
+            arcs_of[index] = arcs
+            spin_of[index] = (turns, axis, q_throw, q_arrive)
+
+        # Knot velocities.
+        for event in events_by_key.values():
+            event.velocity = np.mean([arcs_of[i][0].v0 for i in event.members], axis=0)
+        for event in {id(e): e for e in catch_event.values()}.values():
+            arriving = np.mean([arcs_of[i][-1].at(arcs_of[i][-1].t1)[1] for i in event.members], axis=0)
+            speed = np.linalg.norm(arriving)
+            # Along the incoming prop, but no faster than a hand gives way on a real catch.
+            scale = min(self.catch_follow, _MAX_CATCH_SPEED / speed) if speed > 0 else 0.0
+            event.velocity = scale * arriving
+
+        hands = [self._hand_spline(h, hand_events[h], path_of, catch_event) for h in sorted(hand_events)]
+
+        self.loop_beats = loop_beats
+        flights, tracks = self._prop_tracks(flight_time, arcs_of, spin_of, slot_offset, real, throw_event)
+        pattern = Pattern(
+            siteswap=self.siteswap,
+            beat_duration=tau,
+            dwell_ratio=self.dwell,
+            loop_beats=loop_beats,
+            num_props=len(tracks),
+            num_jugglers=self.siteswap.num_jugglers,
+            prop_type=self.prop_type,
+            prop_size=self.prop_size,
+            chicken_wing=chicken_wing,
+            body=self.body,
+            juggler_origins=self.origins,
+            juggler_yaws=self.yaws,
+            flights=tuple(flights),
+            hold_offset=self.hold_offset,
+            _hands=hands,
+            _tracks=tracks,
+        )
+        pattern.reach_warning = _reach_warning(pattern)
+        return pattern
+
+    def _throw_lift(self, members: list[int], flight_time: dict, leads: list[float]) -> float:
+        index = members[0]
+        t0, t1 = flight_time[index]
+        rise = 0.5 * GRAVITY * (t1 - t0)
+        if self.throws[index].bounce is not None:
+            return 0.0
+        return min(0.5 * _STROKE_DIP * max(rise, 0.0) * leads[index] * self.tau, _MAX_THROW_LIFT)
+
+    def _throw_point(self, index: int) -> tuple[float, float, float]:
+        t = self.throws[index]
+        if t.to_juggler != t.juggler:
+            return _PASS_THROW
+        crossing = t.to_hand != t.hand
+        return (_table(_CROSS_THROW_X if crossing else _SAME_THROW_X, t.value), 0.0, 0.0)
+
+    def _hand_spline(
+        self,
+        hand: int,
+        events: list[_Event],
+        path_of: dict[int, DwellPath],
+        catch_event: dict[int, _Event],
+    ) -> PeriodicSpline:
+        juggler, side = divmod(hand, 2)
+        if not events:
+            rest = self._world(juggler, self.body.hand_frame_to_local(side, _REST_HAND))
+            return PeriodicSpline(np.zeros(1), rest[None], np.zeros((1, 3)), self.period)
+        knots = sorted(
+            ((e.time % self.period, e.position, e.velocity, e) for e in events), key=lambda k: k[0]
+        )
+        times = [k[0] for k in knots]
+        for a, b in zip(times, times[1:] + [times[0] + self.period], strict=True):
+            if b - a < _SAME_TIME:
+                raise MotionError(
+                    f"{self.siteswap.text!r}: a hand has two events at one moment; change the dwell ratio"
+                )
+        out_t: list[float] = []
+        out_p: list[Array] = []
+        out_v: list[Array] = []
+        n = len(knots)
+        for k in range(n):
+            t_a, p_a, v_a, event = knots[k]
+            t_b, p_b, v_b, next_event = knots[(k + 1) % n]
+            if k == n - 1:
+                t_b += self.period
+            out_t.append(t_a)
+            out_p.append(p_a)
+            out_v.append(v_a)
+            gap = t_b - t_a
+            path = path_of.get(id(next_event)) if next_event.kind == "throw" else None
+            if event.kind == "catch" and path is not None and len(path.points) > 2:
+                # Interior dwell path points, timed by chord length between catch and throw.
+                local = self.body.hand_frame_to_local(side, np.array(path.points[1:-1]))
+                interior = [self._world(juggler, p) for p in local]
+                chain = [p_a, *interior, p_b]
+                lengths = np.linalg.norm(np.diff(np.array(chain), axis=0), axis=-1) + 1e-9
+                stamps = t_a + gap * np.cumsum(lengths)[:-1] / lengths.sum()
+                all_t = [t_a, *stamps, t_b]
+                for m, (stamp, point) in enumerate(zip(stamps, interior, strict=True), start=1):
+                    velocity = (chain[m + 1] - chain[m - 1]) / (all_t[m + 1] - all_t[m - 1])
+                    out_t.append(float(stamp))
+                    out_p.append(point)
+                    out_v.append(velocity)
+            elif gap > _LONG_GAP:
+                # A long wait: ease out of the last event, rest, ease into the next one.
+                delta = min(_FOLLOW_THROUGH, gap / 3)
+                out_t += [t_a + delta, t_b - delta]
+                out_p += [p_a + v_a * delta / 2, p_b - v_b * delta / 2]
+                out_v += [np.zeros(3), np.zeros(3)]
+        return PeriodicSpline(np.array(out_t), np.array(out_p), np.array(out_v), self.period)
+
+    def _prop_tracks(
+        self,
+        flight_time: dict[int, tuple[float, float]],
+        arcs_of: dict[int, list[Ballistic]],
+        spin_of: dict[int, tuple[float, Array, Array, Array]],
+        slot_offset,
+        real: list[bool],
+        throw_event: dict[int, _Event],
+    ) -> tuple[list[Flight], list[_PropTrack]]:
+        tau = self.tau
+        flights: list[Flight] = []
+        tracks: list[_PropTrack] = []
+        prop = 0
+        for orbit, count in zip(self.orbits, self.props_per_orbit, strict=True):
+            real_in_orbit = [i for i in orbit if real[i]]
+            for k in range(count):
+                period = count * self.period
+                if not real_in_orbit:
+                    tracks.append(self._held_track(orbit[0], period, slot_offset))
+                    prop += 1
+                    continue
+                # Walk the chain from the first real throw for one prop period.
+                start = real_in_orbit[0]
+                offset_beats = k * self.cycle
+                chain = []
+                beat = self.throws[start].beat + offset_beats
+                i = start
+                while True:
+                    chain.append((i, beat))
+                    beat += self.throws[i].value
+                    i = self.successor[i]
+                    if i == start and beat - (self.throws[start].beat + offset_beats) >= count * self.cycle:
+                        break
+                real_chain = [(i, b) for i, b in chain if real[i]]
+                rows = []
+                first_flight = len(flights)
+                for n, (i, b) in enumerate(real_chain):
+                    shift = (b - self.throws[i].beat) * tau
+                    arcs = arcs_of[i]
+                    turns, axis, q_throw, q_arrive = spin_of[i]
+                    t0, t1 = flight_time[i]
+                    t = self.throws[i]
+                    flights.append(
+                        Flight(
+                            prop=prop,
+                            throw_time=t0 + shift,
+                            catch_time=t1 + shift,
+                            from_juggler=t.juggler,
+                            from_hand=t.hand,
+                            to_juggler=t.to_juggler,
+                            to_hand=t.to_hand,
+                            value=t.value,
+                            is_pass=t.to_juggler != t.juggler,
+                            multiplex=len(throw_event[i].members) > 1,
+                            bounces=len(arcs) - 1,
+                            arcs=tuple(Ballistic(a.t0 + shift, a.t1 + shift, a.p0, a.v0) for a in arcs),
+                            spin_turns=turns,
+                        )
+                    )
+                    rate = 2 * math.pi * turns / (t1 - t0)
+                    for arc in arcs:
+                        rows.append(
+                            dict(
+                                start=arc.t0 + shift,
+                                flight=True,
+                                p0=arc.p0,
+                                v0=arc.v0,
+                                q0=q_throw,
+                                axis=axis,
+                                rate=rate,
+                                spin_t0=t0 + shift,
+                            )
+                        )
+                    nxt_i, nxt_b = real_chain[(n + 1) % len(real_chain)]
+                    nxt_shift = (nxt_b - self.throws[nxt_i].beat) * tau
+                    if n == len(real_chain) - 1:
+                        nxt_shift += period
+                    t_next = flight_time[nxt_i][0] + nxt_shift
+                    catcher = self.throws[i].to_juggler * 2 + self.throws[i].to_hand
+                    rows.append(
+                        dict(
+                            start=t1 + shift,
+                            flight=False,
+                            hand=catcher,
+                            slot=slot_offset(nxt_i),
+                            q_start=q_arrive,
+                            q_end=spin_of[nxt_i][2],
+                            end=t_next,
+                        )
+                    )
+                tracks.append(_make_track(rows, period))
+                # Flights cover the whole loop, so each prop's own period repeats in it.
+                one_period = flights[first_flight:]
+                for r in range(1, round(self.loop_beats * tau / period)):
+                    flights += [_shifted(f, r * period) for f in one_period]
+                prop += 1
+        return flights, tracks
+
+    def _held_track(self, index: int, period: float, slot_offset) -> _PropTrack:
+        t = self.throws[index]
+        q = self._hold_quaternion(t.juggler)
+        rows = [
+            dict(
+                start=0.0,
+                flight=False,
+                hand=t.juggler * 2 + t.hand,
+                slot=np.zeros(3),
+                q_start=q,
+                q_end=q,
+                end=period,
+            )
+        ]
+        return _make_track(rows, period)
+
+
+def _shifted(flight: Flight, seconds: float) -> Flight:
+    arcs = tuple(Ballistic(a.t0 + seconds, a.t1 + seconds, a.p0, a.v0) for a in flight.arcs)
+    return replace(
+        flight, throw_time=flight.throw_time + seconds, catch_time=flight.catch_time + seconds, arcs=arcs
+    )
+
+
+def _make_track(rows: list[dict], period: float) -> _PropTrack:
+    n = len(rows)
+    zeros3 = np.zeros((n, 3))
+    track = _PropTrack(
+        period=period,
+        starts=np.array([r["start"] for r in rows]),
+        is_flight=np.array([r["flight"] for r in rows]),
+        p0=zeros3.copy(),
+        v0=zeros3.copy(),
+        q0=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)),
+        spin_axis=np.tile([1.0, 0.0, 0.0], (n, 1)),
+        spin_rate=np.zeros(n),
+        spin_t0=np.zeros(n),
+        hand_index=np.zeros(n, dtype=np.int64),
+        slot=zeros3.copy(),
+        q_start=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)),
+        q_end=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)),
+        ends=np.zeros(n),
+    )
+    for m, r in enumerate(rows):
+        if r["flight"]:
+            track.p0[m] = r["p0"]
+            track.v0[m] = r["v0"]
+            track.q0[m] = r["q0"]
+            track.spin_axis[m] = r["axis"]
+            track.spin_rate[m] = r["rate"]
+            track.spin_t0[m] = r["spin_t0"]
+            track.ends[m] = rows[(m + 1) % n]["start"] if m + 1 < n else r["start"]
+        else:
+            track.hand_index[m] = r["hand"]
+            track.slot[m] = r["slot"]
+            track.q_start[m] = r["q_start"]
+            track.q_end[m] = r["q_end"]
+            track.ends[m] = r["end"]
+    order = np.argsort(track.starts, kind="stable")
+    if np.any(order != np.arange(n)):
+        raise MotionError("internal: prop segments out of order")
+    return track
+
+
+def _reach_warning(pattern: Pattern) -> str | None:
+    samples = np.linspace(0.0, pattern.loop_duration, max(64, 24 * pattern.loop_beats), endpoint=False)
+    hands = pattern.hand_positions(samples)
+    shoulders = pattern.shoulder_positions(samples)
+    reach = np.linalg.norm(hands - shoulders, axis=-1)
+    limit = pattern.body.upper_arm + pattern.body.forearm
+    over = reach > limit + 1e-9
+    if not np.any(over):
+        return None
+    worst = float(np.max(reach - limit))
+    share = float(np.mean(over)) * 100
+    return (
+        f"hands are out of arm's reach {share:.0f}% of the time (by up to {worst * 100:.0f} cm); "
+        "the arms point straight at them there. Lower the beat duration or use a dwell path"
+    )
