@@ -16,6 +16,7 @@ from ui_smoke import (
     smoke_draw,
     smoke_draw_function,
     smoke_draw_menu,
+    smoke_draw_operator,
 )
 
 MODES = [("SLOW", "Slow", "Move slowly"), ("FAST", "Fast", "Move fast")]
@@ -39,6 +40,12 @@ class UISMOKE_OT_probe(bpy.types.Operator):
 
     def execute(self, context):
         return {"FINISHED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "count")
+        if self.mode == "FAST":
+            layout.prop(self, "offset")
 
 
 class UISMOKE_MT_probe(bpy.types.Menu):
@@ -349,3 +356,41 @@ def test_builtin_view_panel_properties_are_the_real_ones(sidebar):
     record = smoke_draw(bpy.types.VIEW3D_PT_view3d_properties)
     assert "SpaceView3D.lens" in record.properties
     assert "SpaceView3D.clip_start" in record.properties
+
+
+def test_operator_redo_panel_draw(sidebar):
+    assert smoke_draw_operator(UISMOKE_OT_probe).properties == ["UI_SMOKE_OT_probe.count"]
+    fast = smoke_draw_operator(UISMOKE_OT_probe, mode="FAST")
+    assert fast.properties == ["UI_SMOKE_OT_probe.count", "UI_SMOKE_OT_probe.offset"]
+    with pytest.raises(SmokeDrawTypeError, match="MEDIUM"):
+        smoke_draw_operator(UISMOKE_OT_probe, mode="MEDIUM")
+
+    def typo(self, context):
+        self.layout.prop(self, "offest")
+
+    broken = type("UISMOKE_OT_typo", (bpy.types.Operator,), {
+        "bl_idname": "ui_smoke.typo", "bl_label": "Typo", "__annotations__": {
+            "offset": FloatVectorProperty(name="Offset", description="Where", size=3)},
+        "draw": typo})
+    bpy.utils.register_class(broken)
+    try:
+        with pytest.raises(SmokeDrawAttributeError, match="'offest' not found.*did you mean 'offset'"):
+            smoke_draw_operator(broken)
+    finally:
+        bpy.utils.unregister_class(broken)
+
+
+def test_preferences_style_draw_reads_instance_properties(sidebar):
+    # AddonPreferences (and any class whose draw reads self.<property>) are drawn with an instance.
+    settings = bpy.context.scene.ui_smoke_probe
+    settings.count = 7
+    panel = type("UISMOKE_PT_instance", (UISmokePanel, bpy.types.Panel), {
+        "bl_label": "Instance",
+        "draw": lambda self, context: self.layout.label(text=f"{self.count} x {self.title}")})
+    bpy.utils.register_class(panel)
+    try:
+        assert smoke_draw(panel, instance=settings).labels == ["7 x probe"]
+        with pytest.raises(SmokeDrawAttributeError, match="self.count does not exist"):
+            smoke_draw(panel)
+    finally:
+        bpy.utils.unregister_class(panel)

@@ -46,6 +46,7 @@ __all__ = [
     "smoke_draw",
     "smoke_draw_function",
     "smoke_draw_menu",
+    "smoke_draw_operator",
 ]
 
 _LAYOUT_RNA = bpy.types.UILayout.bl_rna
@@ -510,12 +511,14 @@ class _RnaHolder:
 
 
 class _FakeSelf:
-    """The ``self`` a Panel / Menu ``draw`` sees: ``layout`` plus the class's attributes and methods."""
+    """The ``self`` a ``draw`` sees: ``layout``, the class's attributes and methods and, when an
+    ``instance`` is given (operator properties, add-on preferences), that instance's RNA properties."""
 
     _DEFAULTS = {"is_popover": False, "use_pin": False, "custom_data": None, "translation_context": "*"}
 
-    def __init__(self, cls: type, layout: FakeLayout) -> None:
+    def __init__(self, cls: type, layout: FakeLayout, instance: Any = None) -> None:
         self._cls = cls
+        self._instance = instance
         self.layout = layout
         self.text = getattr(cls, "bl_label", "")
 
@@ -523,6 +526,9 @@ class _FakeSelf:
         if name.startswith("__"):
             raise AttributeError(name)
         cls = self.__dict__["_cls"]
+        instance = self.__dict__["_instance"]
+        if instance is not None and (name == "bl_rna" or name in instance.bl_rna.properties):
+            return getattr(instance, name)
         try:
             value = getattr(cls, name)
         except AttributeError:
@@ -562,11 +568,14 @@ def _check_poll(cls: type, context: Any) -> None:
                              "(pass check_poll=False to draw anyway)")
 
 
-def smoke_draw(panel_cls: type, context: Any = None, *, check_poll: bool = True) -> DrawRecord:
+def smoke_draw(panel_cls: type, context: Any = None, *, check_poll: bool = True,
+               instance: Any = None) -> DrawRecord:
     """Run ``draw_header``, ``draw_header_preset`` and ``draw`` of a Panel class against fake layouts.
 
     ``context`` defaults to ``bpy.context`` (under any active ``temp_override``). With
     ``check_poll`` a ``poll()`` that returns False is an error: nothing would be drawn.
+    ``instance`` supplies ``self``'s RNA properties for classes whose draw reads them, e.g.
+    ``smoke_draw(type(prefs), instance=prefs)`` for AddonPreferences.
     Returns the :class:`DrawRecord` of every call. Raises :class:`SmokeDrawError` on any mistake.
     """
     context = bpy.context if context is None else context
@@ -580,7 +589,7 @@ def smoke_draw(panel_cls: type, context: Any = None, *, check_poll: bool = True)
             continue
         for function in _draw_functions(method):
             layout = FakeLayout(record, f"{owner}.{method_name}")
-            _run(f"{owner}.{method_name}", function, _FakeSelf(panel_cls, layout), context)
+            _run(f"{owner}.{method_name}", function, _FakeSelf(panel_cls, layout, instance), context)
     return record
 
 
@@ -603,4 +612,22 @@ def smoke_draw_function(draw_function: Callable, context: Any = None, owner_cls:
     record = DrawRecord()
     owner = getattr(draw_function, "__qualname__", repr(draw_function))
     _run(owner, draw_function, _FakeSelf(owner_cls, FakeLayout(record, owner)), context)
+    return record
+
+
+def smoke_draw_operator(operator_cls: type, context: Any = None, **values: Any) -> DrawRecord:
+    """Run an Operator class's ``draw`` (its redo / dialog panel) with ``self`` holding its properties.
+
+    ``values`` set operator properties first (checked like button assignments); the rest keep their
+    defaults. ``self.layout.prop(self, "name")`` is checked against the operator's own properties.
+    """
+    context = bpy.context if context is None else context
+    record = DrawRecord()
+    idname = operator_cls.bl_idname
+    owner = f"{operator_cls.__name__}.draw"
+    properties = FakeOperatorProperties(idname, _operator_rna(idname, owner), record, owner)
+    for name, value in values.items():
+        setattr(properties, name, value)
+    record.operator_properties.clear()  # the operator itself is not a button it draws
+    _run(owner, operator_cls.draw, _FakeSelf(operator_cls, FakeLayout(record, owner), properties), context)
     return record
