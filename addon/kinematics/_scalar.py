@@ -183,7 +183,12 @@ def from_euler_xyz(e: Vec) -> Quat:
 
 
 def _inside(e: Vec, limits: Limits, slack: float) -> bool:
-    return all(lo - slack <= a <= hi + slack for a, (lo, hi) in zip(e, limits, strict=True))
+    (x0, x1), (y0, y1), (z0, z1) = limits
+    return (
+        x0 - slack <= e[0] <= x1 + slack
+        and y0 - slack <= e[1] <= y1 + slack
+        and z0 - slack <= e[2] <= z1 + slack
+    )
 
 
 def clamp_euler(q: Quat, limits: Limits) -> Quat:

@@ -43,22 +43,32 @@ class _Attempt:
 
 
 def _measure(
-    layout: _ScalarChain, rotations: list[sq.Quat], goal: sq.Vec, direction: sq.Vec | None
-) -> tuple[list[sq.Vec], float, float]:
-    orientations, positions = scalar_pose(layout, rotations)
+    layout: _ScalarChain,
+    orientations: list[sq.Quat],
+    positions: list[sq.Vec],
+    goal: sq.Vec,
+    direction: sq.Vec | None,
+) -> tuple[float, float]:
     error = sq.norm(sq.sub(positions[-1], goal))
     direction_error = 0.0
     if direction is not None:
         tip = sq.unit(sq.qrot(orientations[-1], layout.local_offsets[-1]))
         assert tip is not None  # bones have non-zero length
         direction_error = math.acos(max(-1.0, min(1.0, sq.dot(tip, direction))))
-    return positions, error, direction_error
+    return error, direction_error
 
 
-def _sweep(layout: _ScalarChain, rotations: list[sq.Quat], goal: sq.Vec, direction: sq.Vec | None) -> None:
-    """One tip-to-base CCD pass, updating ``rotations`` in place."""
+def _sweep(
+    layout: _ScalarChain,
+    rotations: list[sq.Quat],
+    orientations: list[sq.Quat],
+    positions: list[sq.Vec],
+    goal: sq.Vec,
+    direction: sq.Vec | None,
+) -> None:
+    """One tip-to-base CCD pass from the pose (``orientations``, ``positions``), updating
+    ``rotations`` in place."""
     n = len(rotations)
-    orientations, positions = scalar_pose(layout, rotations)
     effector = positions[n]
     wrist = positions[n - 1]
     wrist_goal = goal
@@ -100,14 +110,16 @@ def _attempt(
     max_iterations: int,
 ) -> _Attempt:
     rotations = list(rotations)
-    positions, error, direction_error = _measure(layout, rotations, goal, direction)
+    orientations, positions = scalar_pose(layout, rotations)
+    error, direction_error = _measure(layout, orientations, positions, goal, direction)
     last = layout.lengths[-1]
     iterations = 0
     while iterations < max_iterations and not (error <= tolerance and direction_error <= direction_tolerance):
         previous = error + direction_error * last
-        _sweep(layout, rotations, goal, direction)
+        _sweep(layout, rotations, orientations, positions, goal, direction)
         iterations += 1
-        positions, error, direction_error = _measure(layout, rotations, goal, direction)
+        orientations, positions = scalar_pose(layout, rotations)
+        error, direction_error = _measure(layout, orientations, positions, goal, direction)
         if previous - (error + direction_error * last) < 1e-3 * tolerance:
             break  # stalled: at a limit, stretched out of reach, or in a local minimum
     return _Attempt(rotations, positions, error, direction_error, iterations)

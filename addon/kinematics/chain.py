@@ -143,9 +143,22 @@ class Chain:
                     tuple((float(lo), float(hi)) for lo, hi in lim) if lmt else None
                     for lim, lmt in zip(self._limits_all, self.limited, strict=True)
                 ],
+                planar_tail=self._planar_tails(),
             )
             object.__setattr__(self, "_scalar_layout", cached)
         return cached
+
+    def _planar_tails(self) -> list[bool]:
+        """Per joint: every later joint is a hinge and their axes are parallel at rest, so the
+        rest of the chain can only move in one plane."""
+        rest_axes = qt.rotate(self.rest_orientations, self._axes_all)
+        tails = []
+        for i in range(self.count):
+            later = rest_axes[i + 1 :]
+            hinged = bool(np.all(self.hinge[i + 1 :])) and len(later) > 0
+            parallel = hinged and bool(np.all(np.linalg.norm(np.cross(later, later[0]), axis=1) < 1e-6))
+            tails.append(parallel)
+        return tails
 
     def constrain(self, rotations: ArrayLike) -> Array:
         """``rotations`` (..., n, 4) projected onto the hinges and clamped into the limits."""
@@ -166,6 +179,7 @@ class _ScalarChain:
     lengths: list[float]
     axes: list[sq.Vec | None]
     limits: list[sq.Limits | None]
+    planar_tail: list[bool]
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,8 +237,10 @@ def initial_rotations(chain: Chain, rotations: ArrayLike | None) -> list[sq.Quat
     if rotations is None:
         return [sq.IDENTITY] * chain.count
     q = _finite("rotations", rotations, (chain.count, 4))
-    q = chain.constrain(q)
-    return [tuple(float(v) for v in row) for row in q]  # type: ignore[misc]
+    layout = chain.scalar_layout()
+    # Scalar constraints: a bake warm-starts every frame, and numpy costs more per call here.
+    rows = [sq.qnormalize(tuple(float(v) for v in row)) for row in q]
+    return [constrain_joint(layout, i, row) for i, row in enumerate(rows)]
 
 
 def default_tolerance(chain: Chain, tolerance: float | None) -> float:

@@ -62,6 +62,41 @@ def _aim_joint(
     return q
 
 
+def _twist_for_hinge(
+    layout: _ScalarChain, i: int, zero: sq.Quat, q: sq.Quat, child_wanted: sq.Vec
+) -> sq.Quat:
+    """Twist ball joint ``i`` about its bone so the hinge of joint ``i + 1`` can swing its bone
+    along ``child_wanted`` (world): the hinge axis is turned perpendicular to it.
+
+    Without this, positions-only FABRIK never twists a shoulder, so an elbow hinge stays in the
+    rest plane and most targets are out of its reach.
+    """
+    bone = sq.unit(sq.qrot(q, layout.local_offsets[i]))  # joint-local
+    assert bone is not None
+    # The child's hinge axis and the wanted direction, both in joint i's local frame.
+    hinge = sq.qrot(q, sq.qrot(layout.joint_rests[i + 1], layout.axes[i + 1]))  # type: ignore[arg-type]
+    wanted = sq.qrot(sq.qconj(zero), child_wanted)
+    along = sq.scale(bone, sq.dot(hinge, bone))
+    across = sq.sub(hinge, along)
+    a = sq.dot(along, wanted)
+    b = sq.dot(across, wanted)
+    c = sq.dot(sq.cross(bone, across), wanted)
+    radius = math.hypot(b, c)
+    if radius < 1e-12:
+        return q
+    phase = math.atan2(c, b)
+    # hinge(theta) . wanted = a + radius cos(theta - phase); make it zero with the smallest turn.
+    if abs(a) >= radius:
+        candidates = [phase + (math.pi if a > 0.0 else 0.0)]
+    else:
+        spread = math.acos(-a / radius)
+        candidates = [phase + spread, phase - spread]
+    theta = min((math.remainder(t, 2.0 * math.pi) for t in candidates), key=abs)
+    twisted = sq.qmul(sq.qaxis_angle(bone, theta), q)
+    limits = layout.limits[i]
+    return twisted if limits is None else sq.clamp_euler(twisted, limits)
+
+
 def reach_forward(
     layout: _ScalarChain,
     rotations: list[sq.Quat],
@@ -84,6 +119,10 @@ def reach_forward(
         zero = sq.qmul(orientation, layout.joint_rests[i])
         wanted_world = direction if (direction is not None and i == last) else sq.sub(points[i + 1], position)
         q = _aim_joint(layout, i, sq.qrot(sq.qconj(zero), wanted_world), cones[i], rotations[i])
+        if layout.axes[i] is None and i < last and layout.axes[i + 1] is not None:
+            # A planar remainder must contain the goal; otherwise aim the hinge at the next point.
+            ahead = points[-1] if layout.planar_tail[i] else points[i + 2]
+            q = _twist_for_hinge(layout, i, zero, q, sq.sub(ahead, points[i + 1]))
         orientation = sq.qmul(zero, q)
         position = sq.add(position, sq.qrot(orientation, layout.local_offsets[i]))
         new_rotations.append(q)
@@ -160,8 +199,8 @@ def solve_fabrik(
     best = (error + direction_error * last, rotations_now, positions, error, direction_error)
     iterations = 0
     kicks = 0
+    idle = 0
     while iterations < max_iterations and not (error <= tolerance and direction_error <= direction_tolerance):
-        previous = error + direction_error * last
         points = _reach_backward(layout, positions, goal, unit_direction)
         rotations_now, positions, orientations = reach_forward(
             layout, rotations_now, points, cones, unit_direction
@@ -169,13 +208,18 @@ def solve_fabrik(
         iterations += 1
         error, direction_error = _errors(layout, positions, orientations, goal, unit_direction)
         score = error + direction_error * last
+        if score < best[0] - 1e-3 * tolerance:
+            idle = 0
+        else:
+            idle += 1  # FABRIK with hinges is not monotonic: allow a few steps without progress
         if score < best[0]:
             best = (score, rotations_now, positions, error, direction_error)
-        if previous - score < 1e-3 * tolerance:
+        if idle >= 3:
             if not reachable or kicks >= 2:
                 break  # stretched out of reach, or held by limits
             # A chain lying on the line through the target stays on it under FABRIK; bend it.
             kicks += 1
+            idle = 0
             rotations_now = _bend(layout, rotations_now, 0.2 * kicks)
             orientations, positions = scalar_pose(layout, rotations_now)
             error, direction_error = _errors(layout, positions, orientations, goal, unit_direction)
