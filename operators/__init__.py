@@ -5,8 +5,10 @@ and ``register()`` / ``unregister()`` for handlers it owns.
 """
 
 from . import presets, render
+from . import ik
 
 MODULES = (
+    ik,
     presets,
     render,
 )

@@ -11,8 +11,9 @@ import bpy
 from bpy.props import PointerProperty
 
 from . import main
+from . import ik
 
-MODULES = (main,)
+MODULES = (main, ik)
 
 
 def _settings_group(class_name: str, entries: list[tuple[str, type]], doc: str) -> type:
