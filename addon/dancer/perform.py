@@ -177,7 +177,8 @@ def perform_steps(
     tick = 0
     phase_start = 0.0
     count = 0
-    spine_joints = [f"spine_{a}" for a in ("x", "y")]
+    spine_weights = sim.lean_weights({"spine_x": -1.0, "spine_y": -1.0})
+    hip_weights = sim.lean_weights({"thigh.L_x": -1.0, "thigh.L_y": -1.0})
     for k, phase in enumerate(phases):
         pose_vec = prev_pose_vec.copy()
         for name, value in phase.pose.items():
@@ -193,6 +194,13 @@ def perform_steps(
             pose_vec = pose_vec + dropped * np.array([name not in phase.pose for name in body.joints])
             via_vec = via_vec + dropped * np.array([name not in phase.via for name in body.joints])
         phase_ticks = int(round(phase.duration / CONTROL_DT))
+        sides = ("L", "R") if phase.stance == "both" else ("L",)
+        lean_joints = {"foot.L_y": -1.0, "toe.L_y": 0.0}
+        for side in sides:
+            lean_joints.update({f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0,
+                                f"thigh.{side}_x": 1.0, f"thigh.{side}_y": 1.0})
+        lean_index, lean_weights = sim.lean_weights(lean_joints)
+        foot_y, toe_y = 0, 1
         phase_times.append((phase.name if k else seq[0], phase_start, phase_start + phase.duration))
         for local in range(phase_ticks + (1 if k == len(phases) - 1 else 0)):
             t_local = local * CONTROL_DT
@@ -213,8 +221,7 @@ def perform_steps(
             b = _smooth(t_local / phase.target_blend)
             target = (1 - b) * prev_target + b * phase.com_target
             targets_log[tick] = target
-            blend = np.full(len(base), a)
-            base_now = (1 - blend) * prev_pose_vec + blend * pose_vec
+            base_now = (1 - a) * prev_pose_vec + a * pose_vec
             if phase.via:
                 u = (t_local - phase.pose_delay) / phase.pose_blend
                 first, second = _smooth(2.0 * u), _smooth(2.0 * u - 1.0)
@@ -233,30 +240,18 @@ def perform_steps(
             shift = gains.cop_tracking * (meas.cop[:2] - desired) - gains.cop_damping * cop_velocity
             lean += CONTROL_DT * lean_for_shift(shift, h)
 
-            sides = ("L", "R") if phase.stance == "both" else ("L",)
-            weights: dict[str, float] = {}
-            for side in sides:
-                weights[f"foot.{side}_x"] = -1.0
-                weights[f"thigh.{side}_x"] = 1.0
-                weights[f"thigh.{side}_y"] = 1.0
-                if side == "L" and toe_share > 0:
-                    weights["foot.L_y"] = -(1.0 - toe_share)
-                    weights["toe.L_y"] = -toe_share
-                else:
-                    weights[f"foot.{side}_y"] = -1.0
-            offsets = sim.lean_offsets(lean, weights)
+            weights = lean_weights.copy()
+            weights[foot_y] = -(1.0 - toe_share)
+            weights[toe_y] = -toe_share
+            offsets = sim.lean_offsets(lean, (lean_index, weights))
             if phase.stance == "L" and gains.hip_com > 0:
                 # Eq. 6 at the supporting hip: tilt the upper body over the small polygon.
-                hip_lean += CONTROL_DT * lean_for_shift(gains.hip_com * (target - c), 0.4 * h)
-                offsets += sim.lean_offsets(hip_lean, {"thigh.L_x": -1.0, "thigh.L_y": -1.0})
+                hip_lean += CONTROL_DT * lean_for_shift(gains.hip_com * (target - c) - v, 0.4 * h)
+                offsets += sim.lean_offsets(hip_lean, hip_weights)
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does.
-            up = sim.data.xmat[sim.root].reshape(3, 3)[:, 2]
-            tilt = np.array([-up[1], up[0]])
-            offsets += sim.lean_offsets(tilt, dict.fromkeys(spine_joints, -1.0))
+            up = sim.data.xmat[sim.root, [2, 5]]
+            offsets += sim.lean_offsets(np.array([-up[1], up[0]]), spine_weights)
             sim.apply(base_now + offsets)
-            if tick % 25 == 0 and t > 9.4:
-                q = sim.data.qpos[sim.qadr]
-                print(f"DBG t={t:.2f} lean={lean.round(3)} des={desired.round(3)} footL_y={q[sim.index['foot.L_y']]:.3f}/{(base_now+offsets)[sim.index['foot.L_y']]:.3f} footL_x={q[sim.index['foot.L_x']]:.3f}/{(base_now+offsets)[sim.index['foot.L_x']]:.3f} toe={q[sim.index['toe.L_y']]:.3f}/{(base_now+offsets)[sim.index['toe.L_y']]:.3f} thighLx={q[sim.index['thigh.L_x']]:.3f}/{(base_now+offsets)[sim.index['thigh.L_x']]:.3f} knee={q[sim.index['shin.L_y']]:.3f} hull={meas.hull.round(3).tolist()}")
             meas = sim.measure()
             tick += 1
             if tick % 50 == 0:

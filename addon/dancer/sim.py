@@ -19,6 +19,7 @@ the pelvis stays level (section 4.1).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -56,6 +57,13 @@ def lean_for_shift(shift_xy: NDArray[np.float64], height: float) -> NDArray[np.f
     return np.array([-shift_xy[1], shift_xy[0]]) / height
 
 
+@lru_cache(maxsize=4)
+def _compiled(mjcf: str):
+    # Compiling the XML costs as much as seconds of simulation; runs of one body share it
+    # (the model is never modified, every run gets its own MjData).
+    return _mujoco().MjModel.from_xml_string(mjcf)
+
+
 class DancerSim:
     """One MuJoCo model + data with the index bookkeeping the controllers need."""
 
@@ -63,7 +71,7 @@ class DancerSim:
         mj = _mujoco()
         self.mj = mj
         self.body = body
-        self.model = mj.MjModel.from_xml_string(body.mjcf)
+        self.model = _compiled(body.mjcf)
         self.data = mj.MjData(self.model)
         m = self.model
         self.joint_names = body.joints
@@ -142,7 +150,7 @@ class DancerSim:
         other = np.where(geoms[:, 0] == self.floor, geoms[:, 1], geoms[:, 0])
         owner = self.contact_body[other]
         pushing = forces > 1e-6
-        in_contact[np.unique(owner[pushing & (owner >= 0)])] = True
+        in_contact[owner[pushing & (owner >= 0)]] = True
         total = float(forces[pushing].sum())
         if total <= 1e-6:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
@@ -158,10 +166,10 @@ class DancerSim:
         sum is the normal force (what ``mj_contactForce`` decodes, without its per-contact call).
         """
         d = self.data
-        address = d.contact.efc_address[:n]
-        edges = 2 * (d.contact.dim[:n] - 1)
-        if np.all(edges == 4):
-            return d.efc_force[address[:, None] + np.arange(4)].sum(axis=1)
+        # The model has only condim-3 contacts and no other constraints, so the solver lists
+        # each contact's four edge forces one after another: check the layout, then reshape.
+        if d.nefc == 4 * n and self.model.opt.cone == 0:
+            return d.efc_force[: 4 * n].reshape(n, 4).sum(axis=1)
         forces = np.empty(n)
         wrench = np.zeros(6)
         for i in range(n):
@@ -184,18 +192,22 @@ class DancerSim:
         self.data.ctrl[:] = targets
         self.mj.mj_step(self.model, self.data, nstep=self.steps_per_tick)
 
-    def lean_offsets(self, lean: NDArray[np.float64], weights: dict[str, float]) -> NDArray[np.float64]:
+    def lean_weights(self, weights: dict[str, float]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """Joint indices and weights for :meth:`lean_offsets`, resolved once per phase."""
+        index = np.array([self.index[name] for name in weights], dtype=np.intp)
+        return index, np.array(list(weights.values()), dtype=np.float64)
+
+    def lean_offsets(self, lean: NDArray[np.float64], weights) -> NDArray[np.float64]:
         """Target changes that rotate the body above the stance by ``lean``; weights sign the joints.
 
-        A positive weight belongs to a joint whose child is the upper body side (hips), a negative
-        one to a joint whose child is on the floor side (ankles, toes).
+        ``weights`` is a {joint: weight} dict or the pair from :meth:`lean_weights`. A positive
+        weight belongs to a joint whose child is on the upper body side (hips), a negative one to a
+        joint whose child is on the floor side (ankles, toes).
         """
+        index, w = self.lean_weights(weights) if isinstance(weights, dict) else weights
         offsets = np.zeros(len(self.joint_names))
-        axes = self.data.xaxis
-        for name, weight in weights.items():
-            j = self.index[name]
-            axis = axes[self.jid[j]]
-            offsets[j] = weight * (lean[0] * axis[0] + lean[1] * axis[1])
+        axes = self.data.xaxis[self.jid[index]]
+        offsets[index] = w * (lean[0] * axes[:, 0] + lean[1] * axes[:, 1])
         return offsets
 
     def body_quaternions(self) -> NDArray[np.float64]:

@@ -36,9 +36,10 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
     Plain Python floats: for the dozen contact points of two feet this beats numpy's overhead.
     """
     arr = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    pts = sorted(set(map(tuple, np.round(arr, 9).tolist())))
+    # Duplicates need no removal: the chain pops any point with a zero turn.
+    pts = sorted(map(tuple, arr.tolist()))
     if len(pts) < 3:
-        return np.array(pts, dtype=np.float64).reshape(-1, 2)
+        return np.unique(arr, axis=0)
 
     def half(seq: list) -> list:
         chain: list = []
@@ -86,17 +87,29 @@ def signed_distance_inside(point: ArrayLike, hull: ArrayLike) -> float:
 
 def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray[np.float64]:
     """``point`` pulled towards the hull's centroid until it is ``margin`` inside (or at the centroid)."""
-    q = np.asarray(point, dtype=np.float64)[:2]
+    qx, qy = (float(v) for v in np.asarray(point, dtype=np.float64)[:2])
     h = np.asarray(hull, dtype=np.float64)
     if len(h) < 3:
-        return h.mean(axis=0) if len(h) else q
-    centroid = h.mean(axis=0)
-    edge = np.roll(h, -1, axis=0) - h
-    inward = np.stack([-edge[:, 1], edge[:, 0]], axis=1) / np.linalg.norm(edge, axis=1)[:, None]
-    step = q - centroid
-    # Along centroid + s * step, edge i allows s <= (margin - depth_of_centroid_i) / rate_i.
-    depth = ((centroid - h) * inward).sum(axis=1) - margin
-    rate = inward @ step
-    leaving = rate < 0.0
-    s = min(1.0, float(np.min(depth[leaving] / -rate[leaving]))) if leaving.any() else 1.0
-    return centroid + max(s, 0.0) * step
+        return h.mean(axis=0) if len(h) else np.array([qx, qy])
+    # Called every control tick on a handful of vertices: plain floats beat numpy's overhead.
+    verts = h.tolist()
+    n = len(verts)
+    cx = sum(v[0] for v in verts) / n
+    cy = sum(v[1] for v in verts) / n
+    sx, sy = qx - cx, qy - cy
+    scale = 1.0
+    for i in range(n):
+        ax, ay = verts[i]
+        bx, by = verts[(i + 1) % n]
+        ex, ey = bx - ax, by - ay
+        length = (ex * ex + ey * ey) ** 0.5
+        if length <= _EPS:
+            continue
+        nx, ny = -ey / length, ex / length
+        rate = nx * sx + ny * sy
+        if rate < 0.0:
+            # Along centroid + s * step this edge allows s <= (depth of centroid - margin) / -rate.
+            depth = (cx - ax) * nx + (cy - ay) * ny - margin
+            scale = min(scale, depth / -rate)
+    scale = max(scale, 0.0)
+    return np.array([cx + scale * sx, cy + scale * sy])
