@@ -12,6 +12,7 @@ Entry points: :func:`line_plot_png` writes a file, :func:`png_bytes` returns the
 from __future__ import annotations
 
 import math
+import numbers
 import struct
 import zlib
 from collections.abc import Sequence
@@ -252,12 +253,19 @@ def _blend(canvas: np.ndarray, coverage: np.ndarray, color: RGB) -> None:
 
 
 def _check_color(color: object, where: str) -> RGB:
+    message = f"{where}: colour must be three integers 0-255, got {color!r}"
     try:
-        values = tuple(int(c) for c in color)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise PlotError(f"{where}: colour must be three integers 0-255, got {color!r}") from None
-    if len(values) != 3 or any(not 0 <= c <= 255 for c in values):
-        raise PlotError(f"{where}: colour must be three integers 0-255, got {color!r}")
+        components = list(color)  # type: ignore[call-overload]
+    except TypeError:
+        raise PlotError(message) from None
+    # Floats such as (0.2, 0.4, 0.8) would silently become black: only whole numbers are accepted.
+    if len(components) != 3 or not all(
+            isinstance(c, numbers.Integral) or (isinstance(c, numbers.Real) and float(c).is_integer())
+            for c in components):
+        raise PlotError(message)
+    values = tuple(int(c) for c in components)
+    if any(not 0 <= c <= 255 for c in values):
+        raise PlotError(message)
     return values  # type: ignore[return-value]
 
 

@@ -201,6 +201,12 @@ def test_tick_labels_share_decimals():
     assert plotting._tick_labels(np.array([0.0, 50.0, 100.0])) == ["0", "50", "100"]
 
 
+def test_numpy_colours_and_data_are_accepted():
+    color = np.array([0, 114, 178], dtype=np.int64)
+    image = render_plot([(np.arange(5, dtype=np.float32), np.arange(5, dtype=np.int32), "np", color)])
+    assert _is_color(image.pixels, BLUE).sum() > 100
+
+
 def test_constant_series_gets_a_non_empty_range():
     image = render_plot([([0, 1, 2], [3.0, 3.0, 3.0], "flat", BLUE)])
     low, high = image.y_range
@@ -230,6 +236,7 @@ def test_dense_series_draws_the_same_picture_as_the_full_polyline():
     ([(np.zeros((2, 2)), np.zeros((2, 2)), "", BLUE)], "one-dimensional"),
     ([([0, 1], [0, 1], "bad colour", (300, 0, 0))], "colour must be three integers"),
     ([([0, 1], [0, 1], "bad colour", "red")], "colour must be three integers"),
+    ([([0, 1], [0, 1], "unit floats", (0.2, 0.4, 0.8))], "colour must be three integers"),
     ([([0, 1], [0, 1], "no colour")], "expected a tuple"),
     ([([0, 1], ["a", "b"], "text", BLUE)], "sequences of numbers"),
 ])
