@@ -70,6 +70,7 @@ _MAX_CATCH_SPEED = 1.5
 #: its ends; raising the throw point by half of that (capped) keeps the stroke inside arm's reach.
 _STROKE_DIP = 0.148
 _MAX_THROW_LIFT = 0.15
+_MAX_SCOOP = 0.15
 
 
 @dataclass(frozen=True)
@@ -876,6 +877,12 @@ class _Planner:
                     out_t.append(float(stamp))
                     out_p.append(point)
                     out_v.append(velocity)
+            elif event.kind == "catch" and next_event.kind == "throw" and gap <= _LONG_GAP:
+                bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
+                if bottom is not None:
+                    out_t.append(bottom[0])
+                    out_p.append(bottom[1])
+                    out_v.append(bottom[2])
             elif gap > _LONG_GAP:
                 # A long wait: ease out of the last event, rest, ease into the next one.
                 delta = min(_FOLLOW_THROUGH, gap / 3)
@@ -997,6 +1004,31 @@ class _Planner:
             )
         ]
         return _make_track(rows, period)
+
+
+def _scoop_bottom(
+    t_a: float, p_a: Array, v_a: Array, t_b: float, p_b: Array, v_b: Array
+) -> tuple[float, Array, Array] | None:
+    """A knot at the bottom of a catch-to-throw scoop that would otherwise dip too deep.
+
+    One cubic from a catch to a fast throw spreads the acceleration over the whole dwell and dips
+    about 0.148 (v_catch + v_throw) T below its ends. Real hands scoop to a modest depth and
+    accelerate late; the last piece is kept short enough (T <= 3 rise / v) not to undershoot.
+    """
+    duration = t_b - t_a
+    dip = _STROKE_DIP * (max(v_b[2], 0.0) + max(-v_a[2], 0.0)) * duration
+    if dip <= _MAX_SCOOP or v_b[2] <= 0.0:
+        return None
+    z_bottom = min(p_a[2], p_b[2]) - _MAX_SCOOP
+    rise = p_b[2] - z_bottom
+    last = min(0.6 * duration, 3.0 * rise / v_b[2])
+    t_bottom = t_b - last
+    fraction = (t_bottom - t_a) / duration
+    position = p_a + fraction * (p_b - p_a)
+    position[2] = z_bottom
+    velocity = (p_b - p_a) / duration
+    velocity[2] = 0.0
+    return t_bottom, position, velocity
 
 
 def _shifted(flight: Flight, seconds: float) -> Flight:

@@ -9,7 +9,7 @@ import pytest
 
 from addon.geometry.rotation import quaternion_multiply, quaternion_to_matrix
 from addon.juggling import parse_siteswap, plan_pattern
-from addon.juggling.body import arm_pose_quaternions, axis_angle_quaternions, rest_skeleton
+from addon.juggling.body import Body, arm_pose_quaternions, axis_angle_quaternions, rest_skeleton
 from addon.juggling.motion import PROP_LENGTHS, Pattern
 from addon.juggling.paths import GRAVITY, MotionError, parse_dwell_paths
 
@@ -121,8 +121,10 @@ def test_upper_arm_and_forearm_lengths_are_constant(wing: float) -> None:
 
 
 def test_out_of_reach_hands_keep_bone_lengths_and_are_reported_once() -> None:
-    pattern = plan("7531", beat_duration=0.3)
+    short_arms = Body(upper_arm=0.2, forearm=0.2)
+    pattern = plan("7531", beat_duration=0.3, body=short_arms)
     assert pattern.reach_warning is not None and "reach" in pattern.reach_warning
+    assert plan("7531", beat_duration=0.3).reach_warning is None
     t = np.linspace(0.0, pattern.loop_duration, 300)
     elbows = pattern.elbow_positions(t)
     np.testing.assert_allclose(
