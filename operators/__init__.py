@@ -5,9 +5,11 @@ and ``register()`` / ``unregister()`` for handlers it owns.
 """
 
 from . import presets, render
+from . import fly
 from . import ik
 
 MODULES = (
+    fly,
     ik,
     presets,
     render,

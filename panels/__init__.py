@@ -11,9 +11,10 @@ import bpy
 from bpy.props import PointerProperty
 
 from . import main
+from . import fly
 from . import ik
 
-MODULES = (main, ik)
+MODULES = (main, ik, fly)
 
 
 def _settings_group(class_name: str, entries: list[tuple[str, type]], doc: str) -> type:

@@ -46,6 +46,21 @@ def final_height_minus_drift(flight: Flight) -> np.ndarray:
     return _finish(flight, heights(flight)[:, -1] - drift / 5.0)
 
 
+def tilts(flight: Flight) -> np.ndarray:
+    """(m, T) angle in radians between the body's up axis and the world's."""
+    quat = flight.rotations
+    cosine = 1.0 - 2.0 * (quat[..., 1] ** 2 + quat[..., 2] ** 2)
+    return np.arccos(np.clip(cosine, -1.0, 1.0))
+
+
+def upright_height_minus_drift(flight: Flight) -> np.ndarray:
+    """Beyond the paper: its third fitness minus half a metre per radian of mean body tilt.
+
+    The paper's fitness lets a fly tumble as long as it climbs; this one asks for a level body.
+    """
+    return _finish(flight, final_height_minus_drift(flight) - 0.5 * tilts(flight).mean(axis=1))
+
+
 def mean_lateral_drift(flight: Flight) -> np.ndarray:
     """Mean horizontal distance from the start point over the flight."""
     return np.linalg.norm(lateral_offsets(flight), axis=2).mean(axis=1)
@@ -66,6 +81,7 @@ FITNESS_FUNCTIONS: dict[str, Callable[[Flight], np.ndarray]] = {
     "mean_height": mean_height,
     "final_height": final_height,
     "final_height_minus_drift": final_height_minus_drift,
+    "upright_height_minus_drift": upright_height_minus_drift,
     "toward_target": toward_target,
 }
 

@@ -119,6 +119,8 @@ def save_genome(
 def _read_npz(path: Path, required: tuple[str, ...]) -> dict[str, np.ndarray]:
     if not path.is_file():
         raise GenomeFileError(f"Genome file '{path}' does not exist")
+    if not zipfile.is_zipfile(path):
+        raise GenomeFileError(f"Genome file '{path.name}' is not an .npz archive (corrupt or another format)")
     try:
         with np.load(path, allow_pickle=False) as data:
             missing = [key for key in required if key not in data.files]

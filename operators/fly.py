@@ -1,0 +1,570 @@
+"""The neuro-evolved fly in Blender: add the model, train a controller, bake its flight.
+
+The trained genome lives in a .npz file whose path is kept on the scene settings
+(``Scene.procanim.fly.genome_path``), never inside the .blend; an empty path means the genome
+shipped in ``presets/fly/hover.npz``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from ..addon.fly import FlyModel, load_genome, save_genome, simulate_genomes_steps
+from ..addon.fly.errors import FlyError
+from ..addon.fly.fitness import mean_lateral_drift
+from ..addon.fly.model import body_mesh, wing_mesh, wing_quaternions
+from ..addon.fly.training import TrainingConfig, TrainingResult, new_population, train_steps
+from ..addon.plotting import line_plot_png
+from . import writers
+from ._base import BakeOperator, ProcAnimOperator
+from .cli import COMMON, CliError, call_operator
+
+SHIPPED_GENOME = Path(__file__).resolve().parent.parent / "presets" / "fly" / "hover.npz"
+COLLECTION = "Fly"
+PART_KEY = "procanim_fly_part"
+CURVE_IMAGE = "ProcAnim Fly Training"
+
+FITNESS_ITEMS = (
+    (
+        "FINAL_HEIGHT_MINUS_DRIFT",
+        "Height minus Drift",
+        "Final height minus a fifth of the mean sideways deviation (the paper's best fitness)",
+    ),
+    (
+        "UPRIGHT_HEIGHT_MINUS_DRIFT",
+        "Upright Height minus Drift",
+        "Height minus drift, minus a penalty for a tilted or tumbling body (a level-flying fly)",
+    ),
+    ("FINAL_HEIGHT", "Final Height", "Height at the end of the flight"),
+    ("MEAN_HEIGHT", "Mean Height", "Average height over the flight (the paper's first try)"),
+    (
+        "TOWARD_TARGET",
+        "Toward Target",
+        "Minus the mean distance to a random target point per generation (a steerable fly)",
+    ),
+)
+MUTATION_ITEMS = (
+    ("PERTURB", "Perturb", "Add Gaussian noise to the mutated genes (learns faster)"),
+    ("RESET", "Reset", "Replace mutated genes by new random values (as in the paper)"),
+)
+ACTIVATION_ITEMS = (
+    ("TANH", "tanh", "Hyperbolic tangent, as in the paper"),
+    ("SIGMOID", "Sigmoid", "Logistic function"),
+    ("RELU", "ReLU", "Rectified linear unit"),
+)
+AERO_ITEMS = (
+    ("DRAG", "Drag (paper)", "F = 1/2 rho v|v| C_D A with projected area and cosine C_D"),
+    ("QUASI_STEADY", "Quasi-steady", "Lift and drag with the Dickinson 1999 coefficients"),
+)
+
+
+class FlyTrainingProperties:
+    """Training settings shared by the sidebar group and the train operator (same names)."""
+
+    population: IntProperty(
+        name="Population", description="Flies per generation", default=100, min=4, soft_max=500
+    )
+    generations: IntProperty(
+        name="Generations", description="Generations to train", default=30, min=1, soft_max=2000
+    )
+    fitness: EnumProperty(
+        name="Fitness",
+        description="What a good flight is",
+        items=FITNESS_ITEMS,
+        default="FINAL_HEIGHT_MINUS_DRIFT",
+    )
+    train_duration: FloatProperty(
+        name="Flight Time",
+        description="Simulated seconds per training flight",
+        default=2.0,
+        min=0.05,
+        max=60.0,
+        unit="TIME_ABSOLUTE",
+    )
+    crossover: FloatProperty(
+        name="Crossover",
+        description="Probability that a child's gene comes from its first parent",
+        default=0.5,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+    )
+    mutation_rate: FloatProperty(
+        name="Mutation Rate",
+        description="Probability that a child's gene mutates",
+        default=0.05,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+    )
+    mutation: EnumProperty(
+        name="Mutation", description="How a mutated gene changes", items=MUTATION_ITEMS, default="PERTURB"
+    )
+    mutation_sigma: FloatProperty(
+        name="Mutation Sigma",
+        description="Standard deviation of mutation noise",
+        default=0.3,
+        min=1e-4,
+        soft_max=3.0,
+    )
+    sigma: FloatProperty(
+        name="Initial Sigma",
+        description="Standard deviation of the random first genomes",
+        default=1.0,
+        min=1e-4,
+        soft_max=5.0,
+    )
+    seed: IntProperty(
+        name="Seed", description="Random seed; the same seed gives the same training", default=0, min=0
+    )
+    activation: EnumProperty(
+        name="Activation", description="Neuron non-linearity", items=ACTIVATION_ITEMS, default="TANH"
+    )
+    aero: EnumProperty(name="Aerodynamics", description="Wing force model", items=AERO_ITEMS, default="DRAG")
+    asymmetric: BoolProperty(
+        name="Asymmetric Wings",
+        description="Control each wing separately (18 inputs, 6 outputs) instead of "
+        "mirrored wings (15 inputs, 3 outputs)",
+        default=False,
+    )
+    resume: BoolProperty(
+        name="Resume",
+        description="Continue from the population saved by the last training "
+        "next to the output genome, possibly with other settings",
+        default=False,
+    )
+    output_path: StringProperty(
+        name="Save To",
+        description="Where the trained genome is written (.npz); "
+        "// is next to the .blend, or the temporary folder when unsaved",
+        default="//fly_trained.npz",
+        subtype="FILE_PATH",
+    )
+
+
+class FlyBakeProperties:
+    """Bake settings shared by the sidebar group and the bake operator."""
+
+    duration: FloatProperty(
+        name="Duration",
+        description="Seconds of flight to bake",
+        default=30.0,
+        min=0.05,
+        soft_max=120.0,
+        unit="TIME_ABSOLUTE",
+    )
+    genome_path: StringProperty(
+        name="Genome",
+        description="Genome file (.npz) to fly; empty uses the trained or the shipped hovering genome",
+        default="",
+        subtype="FILE_PATH",
+    )
+    target: StringProperty(
+        name="Target",
+        description="Object the fly steers toward (its animated position "
+        "is sampled every frame); empty flies freely",
+        default="",
+    )
+    wing_key_interval: FloatProperty(
+        name="Wing Key Step",
+        description="Milliseconds between wing keys; "
+        "wing beats are faster than frames, so wings get sub-frame keys",
+        default=2.0,
+        min=1.0,
+        max=100.0,
+    )
+    follow_camera: BoolProperty(
+        name="Follow Camera", description="Add a camera and light that follow the fly", default=False
+    )
+
+
+def resolve_path(path: str, default_name: str) -> Path:
+    """An absolute path for a settings path; '//' without a saved .blend means the temp folder."""
+    if not path:
+        path = "//" + default_name
+    if path.startswith("//") and not bpy.data.filepath:
+        return Path(bpy.app.tempdir or "/tmp") / path[2:]
+    return Path(bpy.path.abspath(path))
+
+
+def genome_file(path: str) -> Path:
+    """The genome to fly: the given file, else the shipped hovering one."""
+    return Path(bpy.path.abspath(path)) if path else SHIPPED_GENOME
+
+
+def fly_parts(scene: bpy.types.Scene) -> dict[str, bpy.types.Object]:
+    collection = scene.collection.children.get(writers.COLLECTION_PREFIX + COLLECTION)
+    if collection is None:
+        return {}
+    return {obj[PART_KEY]: obj for obj in collection.all_objects if PART_KEY in obj}
+
+
+def build_fly(
+    scene: bpy.types.Scene, location=(0.0, 0.0, 0.0), model: FlyModel | None = None
+) -> dict[str, bpy.types.Object]:
+    """Body and wing objects whose meshes are the simulated box and wing strips (metres)."""
+    model = model or FlyModel()
+    collection = writers.generator_collection(scene, COLLECTION)
+    body_material = writers.principled_material("Fly Body", (0.08, 0.06, 0.05, 1.0), roughness=0.35)
+    wing_material = writers.principled_material(
+        "Fly Wing", (0.75, 0.85, 0.95, 1.0), roughness=0.1, transmission=0.8
+    )
+    vertices, faces = body_mesh(model)
+    body = writers.new_object("Fly Body", writers.mesh_from_arrays("Fly Body", vertices, faces), collection)
+    writers.assign_material(body, body_material)
+    body.location = location
+    body.rotation_mode = "QUATERNION"
+    body[PART_KEY] = "body"
+    parts = {"body": body}
+    for key, left, label in (("wing_r", False, "Fly Wing R"), ("wing_l", True, "Fly Wing L")):
+        vertices, faces = wing_mesh(model, left)
+        wing = writers.new_object(label, writers.mesh_from_arrays(label, vertices, faces), collection)
+        writers.assign_material(wing, wing_material)
+        wing.parent = body
+        wing.location = np.array(model.hinge) * (np.array([-1.0, 1.0, 1.0]) if left else 1.0)
+        wing.rotation_mode = "QUATERNION"
+        wing[PART_KEY] = key
+        parts[key] = wing
+    return parts
+
+
+class PROCANIM_OT_add_fly(ProcAnimOperator, bpy.types.Operator):
+    """Add a fly: a box body and two hinged wing plates matching the simulated geometry"""
+
+    bl_idname = "procanim.add_fly"
+    bl_label = "Add Fly"
+    bl_options = {"REGISTER", "UNDO"}
+
+    location: bpy.props.FloatVectorProperty(
+        name="Location",
+        description="Where the fly starts (metres)",
+        default=(0.0, 0.0, 1.0),
+        subtype="TRANSLATION",
+    )
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        if not np.all(np.isfinite(self.location)):
+            raise FlyError("Fly location must be finite")
+        parts = build_fly(context.scene, tuple(self.location))
+        context.view_layer.objects.active = parts["body"]
+        self.report({"INFO"}, "Added a fly (body 2 cm long); bake it to watch it fly")
+        return {"FINISHED"}
+
+
+class PROCANIM_OT_train_fly(FlyTrainingProperties, BakeOperator, bpy.types.Operator):
+    """Evolve a fly controller with the genetic algorithm; Esc stops and keeps the best so far"""
+
+    bl_idname = "procanim.train_fly"
+    bl_label = "Train Fly"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def config(self) -> TrainingConfig:
+        return TrainingConfig(
+            population=self.population,
+            generations=self.generations,
+            fitness=self.fitness.lower(),
+            duration=self.train_duration,
+            crossover=self.crossover,
+            mutation_rate=self.mutation_rate,
+            mutation=self.mutation.lower(),
+            mutation_sigma=self.mutation_sigma,
+            sigma=self.sigma,
+            seed=self.seed,
+            activation=self.activation.lower(),
+            aero=self.aero.lower(),
+            asymmetric=self.asymmetric,
+        )
+
+    def bake(self, context: bpy.types.Context):
+        config = self.config()
+        self._output = resolve_path(self.output_path, "fly_trained.npz").with_suffix(".npz")
+        resume_file = population_file(self._output)
+        if self.resume and not resume_file.is_file():
+            raise FlyError(f"Nothing to resume: no population file '{resume_file}'")
+        population = new_population(config, resume_file if self.resume else None)
+        self._result = TrainingResult(population.best, -np.inf)
+        self._population = population
+        result = yield from train_steps(config, population, result=self._result)
+        return result
+
+    def cancel_result(self):
+        result = getattr(self, "_result", None)
+        if result is None or result.generations == 0:
+            return None
+        result.stopped_early = True
+        return result
+
+    def write(self, context: bpy.types.Context, result: TrainingResult) -> set[str]:
+        path = save_genome(result.best, self._output, fitness=result.best_fitness)
+        self._population.save(population_file(path))
+        curve = path.with_name(path.stem + "_curve.png")
+        write_curve(curve, result.history)
+        show_curve(curve)
+        context.scene.procanim.fly.genome_path = str(path)
+        self.report(
+            {"INFO"},
+            f"Trained {result.generations} generations, best fitness "
+            f"{result.best_fitness:.3f}; genome saved to {path}",
+        )
+        return {"FINISHED"}
+
+
+def population_file(genome_path: Path) -> Path:
+    return genome_path.with_name(genome_path.stem + "_population.npz")
+
+
+def write_curve(path: Path, history: dict[str, list[float]]) -> None:
+    generations = list(range(1, len(history["best"]) + 1))
+    series = [
+        (generations, history["best"], "best", (0, 114, 178)),
+        (generations, history["mean"], "mean", (213, 94, 0)),
+    ]
+    if len(generations) == 1:
+        series = [([0.5, 1.5], values * 2, label, color) for _, values, label, color in series]
+    line_plot_png(path, series, title="Fly training", xlabel="generation", ylabel="fitness")
+
+
+def show_curve(path: Path) -> bpy.types.Image:
+    """Load (or reload) the training curve as an image datablock for the Image Editor and the panel."""
+    image = bpy.data.images.get(CURVE_IMAGE)
+    if image is None:
+        image = bpy.data.images.load(str(path))
+        image.name = CURVE_IMAGE
+    else:
+        image.filepath = str(path)
+        image.reload()
+    if not bpy.app.background:
+        image.preview_ensure()
+    return image
+
+
+class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
+    """Fly a genome (trained, loaded or shipped) and bake body and wing motion as keys"""
+
+    bl_idname = "procanim.bake_fly"
+    bl_label = "Bake Fly"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def bake(self, context: bpy.types.Context):
+        scene = context.scene
+        genome = load_genome(genome_file(self.genome_path))
+        model = FlyModel(aero=genome.aero, asymmetric=genome.asymmetric)
+        body = fly_parts(scene).get("body")
+        start = np.array(body.matrix_world.translation) if body is not None else np.array([0.0, 0.0, 1.0])
+        fps = scene.render.fps / scene.render.fps_base
+        frame_start = scene.frame_start
+        steps = int(round(self.duration / 0.001))
+        target = None
+        if self.target:
+            target = sample_target(scene, self.target, frame_start, fps, steps)
+        self._setup = (model, fps, frame_start, start)
+        flight = yield from simulate_genomes_steps(
+            genome, self.duration, model=model, start=start, target=target
+        )
+        return flight
+
+    def write(self, context: bpy.types.Context, flight) -> set[str]:
+        model, fps, frame_start, start = self._setup
+        scene = context.scene
+        parts = fly_parts(scene)
+        if set(parts) != {"body", "wing_r", "wing_l"}:
+            parts = build_fly(scene, tuple(start), model)
+        frame_count = int(np.floor(self.duration * fps + 1e-9)) + 1
+        frames = frame_start + np.arange(frame_count)
+        samples = np.minimum(
+            np.round(np.arange(frame_count) / fps / 0.001).astype(int), flight.positions.shape[1] - 1
+        )
+        body = parts["body"]
+        writers.write_object_transforms(
+            body, frames, locations=flight.positions[0, samples], quaternions=flight.rotations[0, samples]
+        )
+        stride = max(1, int(round(self.wing_key_interval)))
+        wing_samples = np.arange(0, flight.positions.shape[1], stride)
+        wing_frames = frame_start + wing_samples * 0.001 * fps
+        for index, key in ((0, "wing_r"), (1, "wing_l")):
+            angles = flight.wing_angles[0, wing_samples, index]
+            writers.write_object_transforms(
+                parts[key], wing_frames, quaternions=wing_quaternions(model, angles, left=index == 1)
+            )
+        writers.set_frame_range(scene, frame_start, int(frames[-1]))
+        if self.follow_camera:
+            add_follow_camera(scene, body)
+        climb = float(flight.positions[0, -1, 2] - start[2])
+        drift = float(mean_lateral_drift(flight)[0])
+        if flight.blown_up[0]:
+            self.report({"WARNING"}, "The flight diverged numerically; the fly was frozen where it happened")
+        else:
+            self.report(
+                {"INFO"},
+                f"Baked {self.duration:g} s of flight: climbed {climb:.2f} m, mean drift {drift:.2f} m",
+            )
+        return {"FINISHED"}
+
+
+def sample_target(scene: bpy.types.Scene, name: str, frame_start: int, fps: float, steps: int) -> np.ndarray:
+    """The target object's world position every millisecond, from its position at every frame."""
+    target = scene.objects.get(name)
+    if target is None:
+        raise FlyError(f"Target object '{name}' is not in the scene")
+    frame_count = int(np.ceil(steps * 0.001 * fps)) + 1
+    positions = np.empty((frame_count, 3))
+    for index in range(frame_count):
+        scene.frame_set(frame_start + index)
+        positions[index] = target.matrix_world.translation
+    frame_times = np.arange(frame_count) / fps
+    times = np.arange(steps + 1) * 0.001
+    return np.stack([np.interp(times, frame_times, positions[:, axis]) for axis in range(3)], axis=1)
+
+
+def add_follow_camera(scene: bpy.types.Scene, body: bpy.types.Object) -> bpy.types.Object:
+    collection = body.users_collection[0]
+    camera = writers.new_object("Fly Camera", bpy.data.cameras.new("Fly Camera"), collection)
+    camera.data.lens = 50.0
+    camera.data.clip_start = 0.005
+    camera.location = (0.12, -0.2, 0.06)
+    follow = camera.constraints.new("COPY_LOCATION")
+    follow.target = body
+    follow.use_offset = True
+    aim = camera.constraints.new("TRACK_TO")
+    aim.target = body
+    aim.track_axis = "TRACK_NEGATIVE_Z"
+    aim.up_axis = "UP_Y"
+    scene.camera = camera
+    if not any(obj.type == "LIGHT" for obj in scene.objects):
+        writers.add_sun(collection)
+    return camera
+
+
+class PROCANIM_OT_load_genome(ProcAnimOperator, ImportHelper, bpy.types.Operator):
+    """Load a fly genome (.npz) to bake; the file is checked before it is used"""
+
+    bl_idname = "procanim.load_genome"
+    bl_label = "Load Genome"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".npz"
+    filter_glob: StringProperty(
+        name="Filter", description="Genome files", default="*.npz", options={"HIDDEN"}
+    )
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        genome = load_genome(self.filepath)
+        context.scene.procanim.fly.genome_path = self.filepath
+        kind = "asymmetric" if genome.asymmetric else "symmetric"
+        self.report({"INFO"}, f"Loaded a {kind} {genome.activation} genome ({genome.aero} aerodynamics)")
+        return {"FINISHED"}
+
+
+class PROCANIM_OT_save_genome(ProcAnimOperator, ExportHelper, bpy.types.Operator):
+    """Save the current fly genome (trained, loaded or shipped) to a .npz file"""
+
+    bl_idname = "procanim.save_genome"
+    bl_label = "Save Genome"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ".npz"
+    filter_glob: StringProperty(
+        name="Filter", description="Genome files", default="*.npz", options={"HIDDEN"}
+    )
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        genome = load_genome(genome_file(context.scene.procanim.fly.genome_path))
+        path = save_genome(genome, self.filepath)
+        self.report({"INFO"}, f"Saved genome to {path}")
+        return {"FINISHED"}
+
+
+classes = (
+    PROCANIM_OT_add_fly,
+    PROCANIM_OT_train_fly,
+    PROCANIM_OT_bake_fly,
+    PROCANIM_OT_load_genome,
+    PROCANIM_OT_save_genome,
+)
+
+
+# --------------------------------------------------------------------------- headless CLI
+
+
+def add_cli(subparsers) -> None:
+    fly = subparsers.add_parser("fly", help="train a fly controller or bake a fly's flight")
+    actions = fly.add_subparsers(dest="fly_command", metavar="ACTION", parser_class=type(fly))
+    actions.required = True
+    train = actions.add_parser("train", parents=[COMMON], help="evolve a genome; write it and its curve")
+    train.add_argument("--population", type=int, default=100, help="flies per generation")
+    train.add_argument("--generations", type=int, default=30, help="generations to train")
+    train.add_argument(
+        "--fitness",
+        choices=[i[0].lower() for i in FITNESS_ITEMS],
+        default="final_height_minus_drift",
+        help="what a good flight is",
+    )
+    train.add_argument("--flight-time", type=float, default=2.0, help="seconds per training flight")
+    train.add_argument("--crossover", type=float, default=0.5, help="gene-from-parent-1 probability")
+    train.add_argument("--mutation-rate", type=float, default=0.05, help="per-gene mutation probability")
+    train.add_argument("--mutation", choices=("perturb", "reset"), default="perturb", help="mutation kind")
+    train.add_argument("--seed", type=int, default=0, help="random seed")
+    train.add_argument("--aero", choices=("drag", "quasi_steady"), default="drag", help="wing force model")
+    train.add_argument("--asymmetric", action="store_true", help="control both wings separately")
+    train.add_argument("--resume", action="store_true", help="continue from the saved population")
+    train.add_argument(
+        "--genome", type=Path, default=Path("out/fly_trained.npz"), help="genome file to write"
+    )
+    train.add_argument("--curve", type=Path, help="also copy the training curve PNG here")
+    train.add_argument("--bake", type=float, default=0.0, help="then bake this many seconds of its flight")
+    train.set_defaults(run=_cli_train)
+    bake = actions.add_parser("bake", parents=[COMMON], help="bake a genome's flight onto a fly model")
+    bake.add_argument("--genome", type=Path, help="genome .npz (default: the shipped hovering genome)")
+    bake.add_argument("--duration", type=float, default=30.0, help="seconds of flight")
+    bake.add_argument("--camera", action="store_true", help="add a camera and light that follow the fly")
+    bake.set_defaults(run=_cli_bake)
+
+
+def _cli_train(args, context) -> None:
+    genome = args.genome.resolve()
+    call_operator(
+        "procanim.train_fly",
+        population=args.population,
+        generations=args.generations,
+        fitness=args.fitness.upper(),
+        train_duration=args.flight_time,
+        crossover=args.crossover,
+        mutation_rate=args.mutation_rate,
+        mutation=args.mutation.upper(),
+        seed=args.seed,
+        aero=args.aero.upper(),
+        asymmetric=args.asymmetric,
+        resume=args.resume,
+        output_path=str(genome),
+    )
+    curve = genome.with_name(genome.stem + "_curve.png")
+    print(f"procanim: genome {genome}, training curve {curve}")
+    if args.curve is not None:
+        args.curve.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(curve, args.curve)
+    if args.bake > 0:
+        call_operator("procanim.add_fly")
+        call_operator(
+            "procanim.bake_fly",
+            duration=args.bake,
+            genome_path=str(genome),
+            follow_camera=args.render is not None,
+        )
+
+
+def _cli_bake(args, context) -> None:
+    if args.genome is not None and not args.genome.is_file():
+        raise CliError(f"fly bake: genome file {args.genome} does not exist")
+    call_operator("procanim.add_fly")
+    call_operator(
+        "procanim.bake_fly",
+        duration=args.duration,
+        genome_path=str(args.genome.resolve()) if args.genome else "",
+        follow_camera=args.camera or args.render is not None,
+    )

@@ -1,0 +1,206 @@
+"""The fly in Blender: add, bake, train, genome files, panel and CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import bpy
+import numpy as np
+import pytest
+from conftest import data_counts, view3d_override
+from ui_smoke import smoke_draw
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def fly(ext):
+    return ext("operators.fly")
+
+
+def _parts(fly):
+    return fly.fly_parts(bpy.context.scene)
+
+
+def _channel(obj, path, index):
+    action = obj.animation_data.action
+    if hasattr(action, "layers"):
+        from bpy_extras.anim_utils import action_get_channelbag_for_slot
+
+        curves = action_get_channelbag_for_slot(action, obj.animation_data.action_slot).fcurves
+    else:
+        curves = action.fcurves
+    return curves.find(path, index=index)
+
+
+def test_add_fly_matches_the_simulated_geometry(fly, ext):
+    assert bpy.ops.procanim.add_fly() == {"FINISHED"}
+    parts = _parts(fly)
+    assert set(parts) == {"body", "wing_r", "wing_l"}
+    model = ext("addon.fly").FlyModel()
+    body = parts["body"]
+    size = np.ptp(np.array([v.co for v in body.data.vertices]), axis=0)
+    np.testing.assert_allclose(size, model.body_size, rtol=1e-6)
+    for key, sign in (("wing_r", 1.0), ("wing_l", -1.0)):
+        wing = parts[key]
+        assert wing.parent is body
+        np.testing.assert_allclose(wing.location, np.array(model.hinge) * [sign, 1, 1], atol=1e-7)
+        area = sum(p.area for p in wing.data.polygons)
+        assert area == pytest.approx(model.wing_span * model.wing_chord, rel=1e-5)
+        assert len(wing.data.polygons) == model.strips
+        assert wing.material_slots[0].material is not None
+
+
+def test_add_then_bake_from_empty_scene_keys_the_shipped_flight(fly, ext, tmp_path):
+    assert bpy.ops.procanim.add_fly() == {"FINISHED"}
+    assert bpy.ops.procanim.bake_fly(duration=0.5) == {"FINISHED"}
+    scene = bpy.context.scene
+    body = _parts(fly)["body"]
+    fps = scene.render.fps
+    assert scene.frame_end == scene.frame_start + int(0.5 * fps)
+    core = ext("addon.fly")
+    expected = core.simulate(core.load_genome(fly.SHIPPED_GENOME), duration=0.5, start=(0.0, 0.0, 1.0))
+    last = scene.frame_end
+    index = int(round((last - scene.frame_start) / fps / 0.001))
+    scene.frame_set(last)
+    np.testing.assert_allclose(body.matrix_world.translation, expected.positions[0, index], atol=1e-5)
+    wing = _parts(fly)["wing_r"]
+    curve = _channel(wing, "rotation_quaternion", 0)
+    assert len(curve.keyframe_points) == 251  # a key every 2 ms: wings beat faster than frames
+
+    path = tmp_path / "fly.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    body = _parts(fly)["body"]
+    bpy.context.scene.frame_set(last)
+    np.testing.assert_allclose(body.matrix_world.translation, expected.positions[0, index], atol=1e-5)
+    assert len(_channel(_parts(fly)["wing_r"], "rotation_quaternion", 0).keyframe_points) == 251
+
+
+def test_bake_alone_builds_the_fly(fly):
+    assert bpy.ops.procanim.bake_fly(duration=0.1) == {"FINISHED"}
+    assert set(_parts(fly)) == {"body", "wing_r", "wing_l"}
+
+
+def test_tiny_training_writes_genome_curve_and_bakes_it(fly, ext, tmp_path):
+    output = tmp_path / "trained.npz"
+    result = bpy.ops.procanim.train_fly(
+        population=6, generations=2, train_duration=0.1, seed=3, output_path=str(output)
+    )
+    assert result == {"FINISHED"}
+    settings = bpy.context.scene.procanim.fly
+    assert Path(settings.genome_path) == output
+    genome = ext("addon.fly").load_genome(output)
+    assert genome.weights.shape == (803,)
+    curve = tmp_path / "trained_curve.png"
+    assert ext("addon.plotting").read_png_size(curve) == (800, 450)
+    assert bpy.data.images[fly.CURVE_IMAGE].size[0] == 800
+    assert (tmp_path / "trained_population.npz").is_file()
+    # resume continues from the saved population
+    assert bpy.ops.procanim.train_fly(
+        population=6, generations=1, train_duration=0.1, resume=True, output_path=str(output)
+    ) == {"FINISHED"}
+    assert bpy.ops.procanim.bake_fly(duration=0.1, genome_path=settings.genome_path) == {"FINISHED"}
+
+
+def test_bad_genome_file_cancels_and_leaves_the_scene_unchanged(fly, tmp_path):
+    assert bpy.ops.procanim.add_fly() == {"FINISHED"}
+    before = data_counts()
+    garbage = tmp_path / "garbage.npz"
+    garbage.write_bytes(b"not a genome")
+    with pytest.raises(RuntimeError, match="garbage.npz"):
+        bpy.ops.procanim.bake_fly(duration=0.1, genome_path=str(garbage))
+    assert data_counts() == before
+    assert _parts(fly)["body"].animation_data is None
+    with pytest.raises(RuntimeError, match="garbage.npz"):
+        bpy.ops.procanim.load_genome(filepath=str(garbage))
+    assert bpy.context.scene.procanim.fly.genome_path == ""
+    with pytest.raises(RuntimeError, match="not in the scene"):
+        bpy.ops.procanim.bake_fly(duration=0.1, target="Nowhere")
+    with pytest.raises(RuntimeError, match="Nothing to resume"):
+        bpy.ops.procanim.train_fly(
+            population=6, generations=1, train_duration=0.05, output_path=str(tmp_path / "x"), resume=True
+        )
+    assert data_counts() == before
+
+
+def test_load_and_save_genome_round_trip(fly, ext, tmp_path):
+    copy = tmp_path / "copy.npz"
+    assert bpy.ops.procanim.save_genome(filepath=str(copy)) == {"FINISHED"}
+    assert bpy.ops.procanim.load_genome(filepath=str(copy)) == {"FINISHED"}
+    assert bpy.context.scene.procanim.fly.genome_path == str(copy)
+    core = ext("addon.fly")
+    np.testing.assert_array_equal(
+        core.load_genome(copy).weights, core.load_genome(fly.SHIPPED_GENOME).weights
+    )
+
+
+def test_bake_chases_an_animated_target(fly):
+    target = bpy.data.objects.new("Goal", None)
+    bpy.context.scene.collection.objects.link(target)
+    target.location = (0.0, 0.3, 1.2)
+    target.keyframe_insert("location", frame=1)
+    target.location = (0.0, -0.3, 1.5)
+    target.keyframe_insert("location", frame=12)
+    assert bpy.ops.procanim.bake_fly(duration=0.2, target="Goal") == {"FINISHED"}
+    assert bpy.context.scene.frame_current == 1
+
+
+def test_panel_draws(fly, ext):
+    panel = ext("panels.fly").PROCANIM_PT_fly
+    with bpy.context.temp_override(**view3d_override()):
+        record = smoke_draw(panel)
+    assert {"procanim.add_fly", "procanim.train_fly", "procanim.bake_fly"} <= set(record.operators)
+
+
+def test_cli_trains_and_bakes(tmp_path):
+    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
+    args = [
+        "fly",
+        "train",
+        "--population",
+        "6",
+        "--generations",
+        "1",
+        "--flight-time",
+        "0.1",
+        "--genome",
+        str(tmp_path / "g.npz"),
+        "--curve",
+        str(tmp_path / "curve.png"),
+        "--bake",
+        "0.2",
+        "--out",
+        str(tmp_path / "fly.blend"),
+    ]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "procanim_cli.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "g.npz").is_file() and (tmp_path / "fly.blend").is_file()
+    bad = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "procanim_cli.py"),
+            "fly",
+            "bake",
+            "--genome",
+            str(tmp_path / "missing.npz"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert bad.returncode == 1 and "missing.npz" in bad.stderr
