@@ -1,0 +1,30 @@
+"""The balancing ballet dancer (Pedersen, Erleben & Sporring, "Ballet balance strategies", 2006).
+
+A MuJoCo body generated from height, mass and sex with Winter / Plagenhoef segment data; muscles
+are spring-dampers towards target angles (eq. 1); the COM (eq. 6) and COP (eqs. 7-9) strategies
+move those targets. ``simulate_balance`` is the paper's section 3 comparison, ``perform`` its
+Fig. 2 sequence ending on one toe. MuJoCo is imported only when a simulation runs.
+"""
+
+from .anthropometry import DancerError
+from .balance import Balance, Gains, settle_time, simulate_balance, simulate_balance_steps
+from .model import DancerBody, build_body
+from .perform import DEFAULT_SEQUENCE, Performance, perform, perform_steps
+from .poses import POSITIONS, STEPS
+
+__all__ = [
+    "DEFAULT_SEQUENCE",
+    "POSITIONS",
+    "STEPS",
+    "Balance",
+    "DancerBody",
+    "DancerError",
+    "Gains",
+    "Performance",
+    "build_body",
+    "perform",
+    "perform_steps",
+    "settle_time",
+    "simulate_balance",
+    "simulate_balance_steps",
+]

@@ -27,7 +27,7 @@ class Gains:
     """
 
     com_position: float = 0.55
-    com_velocity: float = 0.0
+    com_velocity: float = 0.5
     cop_com_position: float = 1.6
     cop_com_velocity: float = 0.75
     cop_tracking: float = 6.0

@@ -219,8 +219,8 @@ def _mjcf(bodies: list[BodySpec], radius: float) -> str:
         '  <option timestep="0.0025" integrator="implicitfast"/>',
         "  <default>",
         '    <joint damping="0.5" armature="0.02"/>',
-        f'    <geom contype="2" conaffinity="0" condim="3" friction="1.0 0.02 0.002" '
-        f'solref="0.01 1" solimp="0.95 0.99 0.001"/>',
+        '    <geom contype="2" conaffinity="0" condim="3" friction="1.0 0.02 0.002" '
+        'solref="0.01 1" solimp="0.95 0.99 0.001"/>',
         f'    <default class="contact"><geom type="sphere" size="{radius:.6g}" mass="0"/></default>',
         "  </default>",
         "  <worldbody>",

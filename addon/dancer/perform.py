@@ -18,8 +18,14 @@ from numpy.typing import NDArray
 from .anthropometry import DancerError
 from .balance import Gains
 from .model import build_body
-from .poses import (DEFAULT_TURNOUT, position_pose, releve_pose, retire_lift_pose, retire_pose,
-                    validate_sequence)
+from .poses import (
+    DEFAULT_TURNOUT,
+    position_pose,
+    releve_pose,
+    retire_lift_pose,
+    retire_pose,
+    validate_sequence,
+)
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, lean_for_shift
 from .support import clamp_into_hull, convex_hull
 

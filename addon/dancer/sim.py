@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from .anthropometry import DancerError
 from .model import DancerBody
-from .support import clamp_into_hull, convex_hull
+from .support import convex_hull
 
 CONTROL_DT = 0.01
 CONTACT_BODIES = ("foot.L", "toe.L", "foot.R", "toe.R")

@@ -1,0 +1,80 @@
+"""The Fig. 2 sequence: first position, weight shift, retire, releve, quiet on one toe."""
+
+import numpy as np
+import pytest
+
+from addon.dancer import DEFAULT_SEQUENCE, DancerError, perform
+from addon.dancer.support import signed_distance_inside
+
+
+@pytest.fixture(scope="module")
+def show():
+    return perform(DEFAULT_SEQUENCE)
+
+
+def test_sequence_completes_without_falling(show):
+    assert not show.fell
+    names = [name for name, _, _ in show.phase_times]
+    assert names == list(DEFAULT_SEQUENCE)
+    assert show.times[-1] == pytest.approx(show.phase_times[-1][2])
+    assert np.all(np.isfinite(show.com)) and np.all(np.isfinite(show.cop))
+
+
+def test_ends_in_quiet_standing_on_the_left_toe(show):
+    final = show.times >= show.times[-1] - 2.0
+    toe_only = np.array([name == "toe.L" for name in show.contact_bodies])
+    assert np.all(show.in_contact[final] == toe_only)
+    for i in np.nonzero(final)[0]:
+        assert signed_distance_inside(show.com[i], show.support_polygons[i]) > 0.0
+    # Quiet: the COM hardly moves over those two seconds, and it is up on the toe.
+    assert np.ptp(show.com[final, :2], axis=0).max() < 0.01
+    assert show.com[-1, 2] > show.com[0, 2] + 0.04
+
+
+def test_weight_shift_moves_cop_onto_the_supporting_left_foot(show):
+    start, end = next((s, e) for name, s, e in show.phase_times if name == "weight_shift")
+    before = show.cop[np.searchsorted(show.times, start), 1]
+    after = show.cop[np.searchsorted(show.times, end) - 1, 1]
+    assert after > before + 0.04
+    right_foot = [show.contact_bodies.index(n) for n in ("foot.R", "toe.R")]
+    retire_end = next(e for name, s, e in show.phase_times if name == "retire")
+    assert not show.in_contact[np.searchsorted(show.times, retire_end) - 1, right_foot].any()
+
+
+def test_rotations_are_unit_quaternions_for_every_bone(show):
+    assert set(show.rotations) >= {"hips", "spine", "chest", "thigh.L", "foot.L", "toe.L"}
+    for q in show.rotations.values():
+        assert q.shape == (len(show.times), 4)
+        np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-9)
+    # The working knee bends for the retire; the supporting knee stays straight.
+    angle = 2 * np.arccos(np.clip(np.abs(show.rotations["shin.R"][:, 0]), 0, 1))
+    straight = 2 * np.arccos(np.clip(np.abs(show.rotations["shin.L"][:, 0]), 0, 1))
+    assert angle.max() > 1.5 and straight.max() < 0.2
+
+
+def test_a_pose_that_cannot_balance_falls_without_raising():
+    show = perform(("first_position", "weight_shift"), pose_overrides={"spine_y": 1.3})
+    assert show.fell
+    assert 0.0 <= show.fall_time < 4.5
+    assert len(show.times) == len(show.com) == len(show.support_polygons)
+
+
+@pytest.mark.parametrize(
+    ("sequence", "word"),
+    [
+        ((), "empty"),
+        (("weight_shift",), "position"),
+        (("first_position", "retire"), "weight_shift"),
+        (("first_position", "pirouette"), "pirouette"),
+    ],
+)
+def test_bad_sequences_are_named(sequence, word):
+    with pytest.raises(DancerError, match=word):
+        perform(sequence)
+
+
+def test_bad_durations_and_joints_are_named():
+    with pytest.raises(DancerError, match="releve"):
+        perform(durations={"releve": 0.1})
+    with pytest.raises(DancerError, match="elbow"):
+        perform(pose_overrides={"elbow": 0.3})
