@@ -161,18 +161,32 @@ def nice_ticks(low: float, high: float, target_count: int = 6) -> np.ndarray:
 
 
 def _tick_labels(ticks: np.ndarray) -> list[str]:
-    """Shortest fixed or scientific notation that tells the ticks apart."""
+    """Fixed notation with the decimals the step needs; scientific when that is much shorter.
+
+    Either way, neighbouring ticks get different labels (a 1e6 offset does not hide a 0.2 step).
+    """
     if len(ticks) > 1:
         step = float(np.min(np.diff(ticks)))
     else:
         step = abs(float(ticks[0])) or 1.0
-    largest = float(np.max(np.abs(ticks)))
-    if largest >= 1e6 or (largest > 0 and largest < 1e-3):
-        return [f"{value:.2g}" if value != 0 else "0" for value in ticks]
     decimals = 0
-    while decimals < 6 and abs(round(step, decimals) - step) > step * 1e-6:
+    while decimals < 15 and abs(round(step, decimals) - step) > step * 1e-6:
         decimals += 1
-    return [f"{value:.{decimals}f}" for value in ticks]
+    fixed = [f"{value:.{decimals}f}" for value in ticks]
+    largest = float(np.max(np.abs(ticks)))
+    significant = math.floor(math.log10(largest)) - math.floor(math.log10(step)) + 2
+    labels = []
+    for value in ticks:
+        if value == 0:
+            labels.append("0")
+            continue
+        mantissa, exponent = f"{value:.{max(significant - 1, 0)}e}".split("e")
+        if "." in mantissa:
+            mantissa = mantissa.rstrip("0").rstrip(".")
+        labels.append(f"{mantissa}e{int(exponent)}")
+    fixed_width = max(len(label) for label in fixed)
+    # Plain numbers read best; scientific only when they get long or it saves three characters.
+    return labels if fixed_width > 9 or fixed_width - max(len(label) for label in labels) >= 3 else fixed
 
 
 def _padded_range(low: float, high: float) -> tuple[float, float]:
@@ -358,8 +372,11 @@ def render_plot(
     all_y = np.concatenate([entry[1] for entry in checked])
     x_low, x_high = fixed_x or _padded_range(float(all_x.min()), float(all_x.max()))
     y_low, y_high = fixed_y or _padded_range(float(all_y.min()), float(all_y.max()))
+    for name, low, high in (("x", x_low, x_high), ("y", y_low, y_high)):
+        if not math.isfinite(high - low):
+            raise PlotError(f"{name} data spans {low:g} .. {high:g}, too wide to plot")
 
-    scale = max(1, round(min(width, height) / 300))
+    scale = max(1, round(min(width, height) / 225))
     title_scale = scale + 1
     line_height = _GLYPH_ROWS * scale
     gap = 4 * scale

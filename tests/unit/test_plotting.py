@@ -201,6 +201,15 @@ def test_tick_labels_share_decimals():
     assert plotting._tick_labels(np.array([0.0, 50.0, 100.0])) == ["0", "50", "100"]
 
 
+def test_tick_labels_switch_to_scientific_and_stay_distinct():
+    assert plotting._tick_labels(np.array([0.0, 2.5e7, 5e7])) == ["0", "2.5e7", "5e7"]
+    assert plotting._tick_labels(np.array([1e-9, 2e-9, 3e-9])) == ["1e-9", "2e-9", "3e-9"]
+    offset = plotting._tick_labels(1e9 + np.array([0.0, 0.2, 0.4]))
+    assert len(set(offset)) == 3, offset
+    ticks = plotting.nice_ticks(1e6, 1e6 + 1.0, 6)
+    assert len(set(plotting._tick_labels(ticks))) == len(ticks)
+
+
 def test_numpy_colours_and_data_are_accepted():
     color = np.array([0, 114, 178], dtype=np.int64)
     image = render_plot([(np.arange(5, dtype=np.float32), np.arange(5, dtype=np.int32), "np", color)])
@@ -257,6 +266,11 @@ def test_bad_series_raise_a_clear_error(series, message):
 def test_bad_options_raise_a_clear_error(options, message):
     with pytest.raises(PlotError, match=message):
         png_bytes([([0, 1], [0, 1], "", BLUE)], **options)
+
+
+def test_data_too_wide_to_plot_is_refused():
+    with pytest.raises(PlotError, match="too wide"):
+        png_bytes([([0, 1], [-1.7e308, 1.7e308], "", BLUE)])
 
 
 def test_bad_data_leaves_no_file_behind(tmp_path):
