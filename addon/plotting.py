@@ -464,8 +464,8 @@ def render_plot(
 
 def _draw_legend(canvas: np.ndarray, entries: list[tuple[str, RGB]], box: tuple[int, int, int, int],
                  scale: int, line_width: float, ink: np.ndarray) -> None:
-    """Framed legend (line sample + label per series) in the corner of the data area that hides
-    the least of the data (``ink`` is the drawn lines' coverage); top-right wins ties."""
+    """Framed legend (line sample + label per series) where it hides the least of the data
+    (``ink`` is the drawn lines' coverage): a corner or the middle of an edge of the data area."""
     if not entries:
         return
     left, top, right, bottom = box
@@ -476,14 +476,13 @@ def _draw_legend(canvas: np.ndarray, entries: list[tuple[str, RGB]], box: tuple[
     legend_width = min(pad * 3 + sample + max(text_width(label, scale) for label, _ in entries),
                        right - left - 2 * pad)
     legend_height = min(pad + row_height * len(entries), bottom - top - 2 * pad)
-    corners = [
-        (right - pad - legend_width, top + pad),
-        (left + pad, top + pad),
-        (right - pad - legend_width, bottom - pad - legend_height),
-        (left + pad, bottom - pad - legend_height),
-    ]
-    hidden = [float(ink[y:y + legend_height + 1, x:x + legend_width + 1].sum()) for x, y in corners]
-    x0, y0 = corners[int(np.argmin(hidden))]
+    columns = (right - pad - legend_width, left + pad, (left + right - legend_width) // 2)
+    rows = (top + pad, bottom - pad - legend_height, (top + bottom - legend_height) // 2)
+    # Corners first (top-right wins ties), then edge middles: the spot that hides the least data.
+    order = ((0, 0), (0, 1), (1, 0), (1, 1), (0, 2), (1, 2), (2, 0), (2, 1))
+    spots = [(columns[c], rows[r]) for r, c in order]
+    hidden = [float(ink[y:y + legend_height + 1, x:x + legend_width + 1].sum()) for x, y in spots]
+    x0, y0 = spots[int(np.argmin(hidden))]
     x1, y1 = x0 + legend_width, y0 + legend_height
     canvas[y0:y1 + 1, x0:x1 + 1] = WHITE
     canvas[y0, x0:x1 + 1] = _AXIS_COLOR
