@@ -144,7 +144,8 @@ def perform_steps(
     both = convex_hull(_contact_points(sim, CONTACT_BODIES))
     left = convex_hull(_contact_points(sim, ("foot.L", "toe.L")))
     toe = convex_hull(_contact_points(sim, ("toe.L",)))
-    phases = [_Phase("position", seconds["position"], pose0, "both", both.mean(axis=0), 0.3, 0.3)]
+    # Quiet standing in the position first: hold the COM where the pose put it.
+    phases = [_Phase("position", seconds["position"], pose0, "both", sim.measure().com[:2], 0.3, 0.3)]
     pose = pose0
     for step in seq[1:]:
         if step == "weight_shift":

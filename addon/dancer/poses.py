@@ -50,8 +50,9 @@ def position_pose(name: str, turnout: float = DEFAULT_TURNOUT, height: float = 1
     pose["thigh.L_x"] = spread
     pose["thigh.R_x"] = -spread
     if name == "fifth_position":
-        pose["thigh.R_y"] = -0.10
-        pose["thigh.L_y"] = 0.06
+        # Symmetric split so both feet reach the floor with a level pelvis.
+        pose["thigh.R_y"] = -0.08
+        pose["thigh.L_y"] = 0.08
     return pose
 
 
@@ -93,6 +94,11 @@ def validate_sequence(sequence: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     if seq[0] not in POSITIONS:
         raise DancerError(f"the sequence must start with a position ({', '.join(POSITIONS)}), got {seq[0]!r}")
     steps = seq[1:]
+    if steps and seq[0] != "first_position":
+        # The weight shift is tuned from first position only; from the wide second or the
+        # crossed fifth the dancer falls, so refuse instead of baking a fall.
+        raise DancerError(f"steps after {seq[0]!r} are not supported; start the sequence from 'first_position'"
+                          f" or stand in {seq[0]!r} alone")
     for i, step in enumerate(steps):
         if step not in STEPS:
             raise DancerError(f"unknown step {step!r}; steps are {', '.join(STEPS)}")

@@ -78,3 +78,16 @@ def test_bad_durations_and_joints_are_named():
         perform(durations={"releve": 0.1})
     with pytest.raises(DancerError, match="elbow"):
         perform(pose_overrides={"elbow": 0.3})
+
+
+@pytest.mark.parametrize("position", ["second_position", "fifth_position"])
+def test_other_positions_stand_quietly(position):
+    show = perform((position,), durations={"position": 3.0})
+    assert not show.fell
+    assert show.in_contact[-1].all()
+    assert np.ptp(show.com[-100:, :2], axis=0).max() < 0.005
+
+
+def test_steps_from_other_positions_are_refused_with_a_reason():
+    with pytest.raises(DancerError, match="first_position"):
+        perform(("fifth_position", "weight_shift"))
