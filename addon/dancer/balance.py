@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from .anthropometry import DancerError
 from .model import build_body
-from .sim import CONTROL_DT, DancerSim, lean_for_shift
+from .sim import CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
 from .support import clamp_into_hull
 
 SETTLE_TOLERANCE = 0.01
@@ -55,6 +55,8 @@ class Balance:
     fell: bool
     fall_time: float = float("inf")
     support_polygon: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
+    rotations: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    root_positions: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 3)))
 
     @property
     def cop_amplitude(self) -> float:
@@ -128,6 +130,8 @@ def simulate_balance_steps(
     times = np.empty(n_ticks + 1)
     com = np.empty((n_ticks + 1, 3))
     cop = np.empty((n_ticks + 1, 3))
+    quats = np.empty((n_ticks + 1, sim.model.nbody, 4))
+    roots = np.empty((n_ticks + 1, 3))
     lean = np.zeros(2)
     last_cop = meas.cop[:2].copy()
     fell, fall_time = False, float("inf")
@@ -135,6 +139,8 @@ def simulate_balance_steps(
     for tick in range(n_ticks + 1):
         t = tick * CONTROL_DT
         times[tick], com[tick], cop[tick] = t, meas.com, meas.cop
+        quats[tick] = sim.data.xquat
+        roots[tick] = sim.data.xpos[sim.root]
         count = tick + 1
         if sim.fallen(meas) or meas.total_normal_force <= 0.0:
             fell, fall_time = True, t
@@ -156,14 +162,16 @@ def simulate_balance_steps(
         meas = sim.measure()
         if tick % 100 == 0:
             yield tick / n_ticks
-    times, com, cop = times[:count], com[:count], cop[:count]
+    times, com, cop, quats, roots = times[:count], com[:count], cop[:count], quats[:count], roots[:count]
     if fell:
         # Keep the arrays at full length so plots share a time axis; the fall time says where.
         full = np.arange(n_ticks + 1) * CONTROL_DT
-        com, cop, times = _pad(com, len(full)), _pad(cop, len(full)), full
+        com, cop, quats, roots = (_pad(a, len(full)) for a in (com, cop, quats, roots))
+        times = full
+    rotations, _ = bone_rotations(sim, quats)
     settle = float("inf") if fell else settle_time(times, com, target)
     yield 1.0
-    return Balance(strategy, times, com, cop, target, settle, fell, fall_time, hull)
+    return Balance(strategy, times, com, cop, target, settle, fell, fall_time, hull, rotations, roots)
 
 
 def simulate_balance(strategy: str = "cop", duration: float = 12.0, start: str = "heel",

@@ -26,7 +26,7 @@ from .poses import (
     retire_pose,
     validate_sequence,
 )
-from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, lean_for_shift
+from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
 from .support import clamp_into_hull, convex_hull
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -82,17 +82,6 @@ def _smooth(x: float) -> float:
     return x * x * x * (10.0 + x * (-15.0 + 6.0 * x))
 
 
-def _quat_conj(q: NDArray[np.float64]) -> NDArray[np.float64]:
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
-
-
-def _quat_mul(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    aw, ax, ay, az = np.moveaxis(a, -1, 0)
-    bw, bx, by, bz = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], axis=-1)
-
-
 def _contact_points(sim: DancerSim, bodies: tuple[str, ...]) -> NDArray[np.float64]:
     d = sim.data
     ids = [sim.body_ids[b] for b in bodies]
@@ -141,7 +130,6 @@ def perform_steps(
     base = sim.targets.copy()
     pose0 = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
-    both = convex_hull(_contact_points(sim, CONTACT_BODIES))
     left = convex_hull(_contact_points(sim, ("foot.L", "toe.L")))
     toe = convex_hull(_contact_points(sim, ("toe.L",)))
     # Quiet standing in the position first: hold the COM where the pose put it.
@@ -269,29 +257,13 @@ def perform_steps(
         prev_target = phase.com_target.copy()
         phase_start += phase.duration
 
-    rotations, rest = _bone_rotations(sim, quats[:count])
+    rotations, rest = bone_rotations(sim, quats[:count])
     result = Performance(
         seq, times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count], phase_times,
         fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies})
     yield 1.0
     return result
-
-
-def _bone_rotations(sim: DancerSim, quats: NDArray[np.float64]):
-    rotations: dict[str, NDArray[np.float64]] = {}
-    rest: dict[str, NDArray[np.float64]] = {}
-    for spec in sim.body.bodies:
-        bid = sim.body_ids[spec.name]
-        q = quats[:, bid]
-        if spec.parent is not None:
-            q = _quat_mul(_quat_conj(quats[:, sim.body_ids[spec.parent]]), q)
-        # One hemisphere throughout, so interpolated keys never take the long way round.
-        flip = np.concatenate([[1.0], np.sign(np.sum(q[1:] * q[:-1], axis=1))])
-        q = q * np.cumprod(np.where(flip == 0, 1.0, flip))[:, None]
-        rotations[spec.name] = q
-        rest[spec.name] = np.array(spec.origin)
-    return rotations, rest
 
 
 def perform(

@@ -97,8 +97,8 @@ def validate_sequence(sequence: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     if steps and seq[0] != "first_position":
         # The weight shift is tuned from first position only; from the wide second or the
         # crossed fifth the dancer falls, so refuse instead of baking a fall.
-        raise DancerError(f"steps after {seq[0]!r} are not supported; start the sequence from 'first_position'"
-                          f" or stand in {seq[0]!r} alone")
+        raise DancerError(f"steps after {seq[0]!r} are not supported; start the sequence from"
+                          f" 'first_position' or stand in {seq[0]!r} alone")
     for i, step in enumerate(steps):
         if step not in STEPS:
             raise DancerError(f"unknown step {step!r}; steps are {', '.join(STEPS)}")

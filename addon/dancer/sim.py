@@ -212,3 +212,31 @@ class DancerSim:
 
     def body_quaternions(self) -> NDArray[np.float64]:
         return self.data.xquat.copy()
+
+
+def _quat_conj(q: NDArray[np.float64]) -> NDArray[np.float64]:
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def _quat_mul(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    aw, ax, ay, az = np.moveaxis(a, -1, 0)
+    bw, bx, by, bz = np.moveaxis(b, -1, 0)
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], axis=-1)
+
+
+def bone_rotations(sim: DancerSim, quats: NDArray[np.float64]):
+    """Per body: (T, 4) rotations relative to the parent body (world for the root), and rest origins."""
+    rotations: dict[str, NDArray[np.float64]] = {}
+    rest: dict[str, NDArray[np.float64]] = {}
+    for spec in sim.body.bodies:
+        bid = sim.body_ids[spec.name]
+        q = quats[:, bid]
+        if spec.parent is not None:
+            q = _quat_mul(_quat_conj(quats[:, sim.body_ids[spec.parent]]), q)
+        # One hemisphere throughout, so interpolated keys never take the long way round.
+        flip = np.concatenate([[1.0], np.sign(np.sum(q[1:] * q[:-1], axis=1))])
+        q = q * np.cumprod(np.where(flip == 0, 1.0, flip))[:, None]
+        rotations[spec.name] = q
+        rest[spec.name] = np.array(spec.origin)
+    return rotations, rest

@@ -36,7 +36,8 @@ def test_segment_masses_sum_to_the_body_mass_and_follow_the_table(sex, height, m
     thigh_length = LENGTHS["thigh"] * height
     assert thigh.origin[2] - thigh.com[2] == pytest.approx(table["thigh"].com_from_proximal * thigh_length)
     # Transverse moment of inertia I = m (Rg L)^2.
-    assert thigh.inertia[0] == pytest.approx(thigh.mass * (table["thigh"].radius_of_gyration * thigh_length) ** 2)
+    gyration = table["thigh"].radius_of_gyration * thigh_length
+    assert thigh.inertia[0] == pytest.approx(thigh.mass * gyration**2)
 
 
 def test_compiled_model_has_the_same_masses_and_com():
