@@ -1,0 +1,79 @@
+"""Training improves a fly, and the shipped genome really flies for 30 s."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from addon.fly import Population, fitness, load_genome, simulate
+from addon.fly.errors import FlyError
+from addon.fly.training import TrainingConfig, train_steps
+
+SHIPPED = Path(__file__).resolve().parents[2] / "presets" / "fly" / "hover.npz"
+
+
+def _run(generator):
+    while True:
+        try:
+            next(generator)
+        except StopIteration as stop:
+            return stop.value
+
+
+def test_short_seeded_training_improves_the_best_fitness():
+    config = TrainingConfig(population=20, generations=6, duration=0.3, seed=5, fitness="mean_height")
+    result = _run(train_steps(config))
+    best = result.history["best"]
+    assert best[-1] > best[0]
+    assert all(b >= a for a, b in zip(best, best[1:], strict=False))
+    again = _run(train_steps(config))
+    assert again.history == result.history  # same seed, same training
+    np.testing.assert_array_equal(again.best.weights, result.best.weights)
+
+
+def test_population_run_with_a_flight_fitness():
+    population = Population(size=12, seed=1)
+    history = population.run(
+        fitness.evaluator("final_height", duration=0.2), 3, crossover=0.6, mutation_rate=0.1
+    )
+    assert len(history["best"]) == 3 and history["best"][-1] >= history["best"][0]
+    assert population.best.weights.shape == (803,)
+
+
+def test_fitness_definitions_follow_the_paper():
+    flight = simulate(np.zeros((2, 803)), duration=0.1)
+    flight.positions[:] = 0.0
+    flight.positions[0, :, 2] = np.linspace(0.0, 1.0, flight.positions.shape[1])
+    flight.positions[0, :, 0] = 0.5
+    flight.positions[0, :, 1] = -0.25
+    assert fitness.final_height(flight)[0] == pytest.approx(1.0)
+    assert fitness.mean_height(flight)[0] == pytest.approx(0.5)
+    assert fitness.final_height_minus_drift(flight)[0] == pytest.approx(1.0 - (0.5 + 0.25) / 5)
+    flight.blown_up[1] = True
+    assert fitness.final_height(flight)[1] == fitness.WORST_FITNESS
+
+
+def test_target_fitness_needs_a_target():
+    flight = simulate(np.zeros(803), duration=0.05)
+    with pytest.raises(FlyError, match="target"):
+        fitness.toward_target(flight)
+    steered = simulate(np.zeros(803), duration=0.05, target=(0.0, 0.1, 0.0))
+    assert fitness.toward_target(steered)[0] < 0
+
+
+def test_training_config_is_checked():
+    with pytest.raises(FlyError, match="fitness"):
+        TrainingConfig(fitness="speed").check()
+    with pytest.raises(FlyError, match="4 flies"):
+        TrainingConfig(population=2).check()
+
+
+def test_shipped_genome_stays_aloft_for_30_s_with_small_drift():
+    genome = load_genome(SHIPPED)
+    flight = simulate(genome, duration=30.0, record_every=10)
+    heights = fitness.heights(flight)[0]
+    gain = heights[-1]
+    assert not flight.blown_up[0]
+    assert gain > 1.0  # it climbs, it does not merely fall slowly
+    assert heights.min() > -0.05  # never sinks below where it started
+    assert fitness.mean_lateral_drift(flight)[0] < gain / 4
