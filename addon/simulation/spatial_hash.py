@@ -1,0 +1,61 @@
+"""Vectorised uniform-grid broad phase: every pair of points closer than a radius.
+
+Points are sorted by cell key once; each of the 27 neighbour offsets is then a ``searchsorted``
+range lookup, and the ranges are expanded into pairs without a Python loop over points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+_OFFSETS = np.array([(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)], dtype=np.int64)
+# Cell coordinates are packed into one int64 key; 2^20 cells per axis is far beyond any scene here.
+_BITS = 21
+_MASK = (1 << _BITS) - 1
+
+
+def _keys(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    shifted = cells + (1 << (_BITS - 1))
+    return (
+        ((shifted[:, 0] & _MASK) << (2 * _BITS))
+        | ((shifted[:, 1] & _MASK) << _BITS)
+        | (shifted[:, 2] & _MASK)
+    )
+
+
+def _expand_ranges(starts: NDArray[np.int64], counts: NDArray[np.int64]) -> tuple[NDArray, NDArray]:
+    """For ranges ``[start, start+count)``: (owner index per element, element value)."""
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(len(counts)), counts)
+    if total == 0:
+        return owner, np.zeros(0, dtype=np.int64)
+    first = np.cumsum(counts) - counts
+    values = np.arange(total) - np.repeat(first, counts) + np.repeat(starts, counts)
+    return owner, values
+
+
+def close_pairs(points: NDArray[np.float64], radius: float) -> NDArray[np.int64]:
+    """Index pairs ``(K, 2)`` with ``i < j`` and ``|p_i - p_j| < radius``."""
+    n = len(points)
+    if n < 2 or radius <= 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    cells = np.floor(points / radius).astype(np.int64)
+    keys = _keys(cells)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    found_i = []
+    found_j = []
+    for offset in _OFFSETS:
+        neighbour = _keys(cells + offset)
+        lo = np.searchsorted(sorted_keys, neighbour, side="left")
+        hi = np.searchsorted(sorted_keys, neighbour, side="right")
+        owner, slot = _expand_ranges(lo, hi - lo)
+        other = order[slot]
+        keep = owner < other
+        found_i.append(owner[keep])
+        found_j.append(other[keep])
+    i = np.concatenate(found_i)
+    j = np.concatenate(found_j)
+    close = np.einsum("ij,ij->i", points[i] - points[j], points[i] - points[j]) < radius * radius
+    return np.stack((i[close], j[close]), axis=1)
