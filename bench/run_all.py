@@ -41,9 +41,8 @@ def main() -> int:
     print()
     print(f"{'benchmark':<72} {'value':>12} {'unit':<12} {'target':<16} blender")
     for row in rows:
-        print(
-            f"{row['name']:<72} {row['value']:>12.4g} {row['unit']:<12} {row['target'] or '-':<16} {row['blender']}"
-        )
+        target = row["target"] or "-"
+        print(f"{row['name']:<72} {row['value']:>12.4g} {row['unit']:<12} {target:<16} {row['blender']}")
     (ROOT / "out" / "bench.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     print(f"\n{len(rows)} figures written to out/bench.json")
     if failures:

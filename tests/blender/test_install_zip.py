@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 _INSTALL = """
 import sys, bpy, addon_utils
 zip_path = sys.argv[1]
-result = bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
+result = bpy.ops.extensions.package_install_files(
+    filepath=zip_path, repo="user_default", enable_on_install=True)
 package = "bl_ext.user_default.procanim"
 enabled = package in bpy.context.preferences.addons
 print("RESULT", sorted(result), enabled, hasattr(bpy.types.Scene, "procanim"), "procanim" in dir(bpy.ops))
