@@ -12,7 +12,7 @@ CLI := scripts/procanim_cli.py
 # Blender versions the suite runs on, each in its own venv.
 TEST_VENVS := .venv-4.2 .venv-4.5 .venv
 
-.PHONY: demo test test-unit test-blender bench build lint venvs clean
+.PHONY: demo test test-blender bench build lint venvs system-deps clean
 
 # ---------------------------------------------------------------- environments
 .venv/.stamp: requirements/bpy-5.0.txt
@@ -30,11 +30,14 @@ TEST_VENVS := .venv-4.2 .venv-4.5 .venv
 	.venv-pytest-blender/bin/pip install -q -r $<
 	touch $@
 
-venvs: $(addsuffix /.stamp,$(TEST_VENVS)) .venv-pytest-blender/.stamp
+system-deps:
+	bash scripts/ensure_system_deps.sh
+
+venvs: system-deps $(addsuffix /.stamp,$(TEST_VENVS)) .venv-pytest-blender/.stamp
 
 # ---------------------------------------------------------------- the two commands
 # One line per generator: each bakes its showcase scene to out/<name>.blend and renders out/<name>.mp4.
-demo: .venv/.stamp
+demo: system-deps .venv/.stamp
 	mkdir -p out
 
 # Unit tests once (they do not touch Blender), the Blender suite on every version.
