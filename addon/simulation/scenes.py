@@ -1,0 +1,398 @@
+"""Building simulation worlds from meshes, and turning results back into animation data.
+
+Everything here is pure numpy so the Blender operators, the headless CLI and the tests share it:
+soft bodies from vertices/edges/triangles, rigid piles of shape-matched clusters, ropes between two
+anchors, and the rope's bone-chain rotations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..geometry.rotation import kabsch_rotation_batch, matrix_to_quaternion, quaternion_multiply
+from .colliders import MeshCollider
+from .errors import SimulationError
+from .world import SOLVERS, World
+
+
+@dataclass(frozen=True)
+class SimulationSettings:
+    """Solver and material settings shared by every bake (units: metres, seconds, frames)."""
+
+    frame_count: int = 72
+    fps: float = 24.0
+    substeps: int = 20
+    iterations: int = 1
+    solver: str = "gauss_seidel"
+    stretch_compliance: float = 0.0
+    use_volume: bool = True
+    pressure: float = 1.0
+    shape_stiffness: float = 0.0
+    shape_regions: bool = False
+    damping: float = 0.1
+    friction: float = 0.5
+    particle_radius: float = 0.02
+    use_ground: bool = True
+    ground_height: float = 0.0
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.frame_count < 1:
+            problems.append(f"frame count must be >= 1 (got {self.frame_count})")
+        if not self.fps > 0:
+            problems.append(f"frame rate must be positive (got {self.fps})")
+        if self.substeps < 1 or self.iterations < 1:
+            problems.append(f"substeps and iterations must be >= 1 (got {self.substeps}, {self.iterations})")
+        if self.solver not in SOLVERS:
+            problems.append(f"solver must be one of {', '.join(SOLVERS)} (got {self.solver!r})")
+        if self.stretch_compliance < 0:
+            problems.append(f"stretch compliance must be >= 0 (got {self.stretch_compliance})")
+        if not self.pressure > 0:
+            problems.append(f"pressure must be positive (got {self.pressure})")
+        if not 0 <= self.shape_stiffness <= 1:
+            problems.append(f"shape stiffness must be in [0, 1] (got {self.shape_stiffness})")
+        if not 0 <= self.damping < 1:
+            problems.append(f"damping must be in [0, 1) (got {self.damping})")
+        if self.friction < 0 or not self.particle_radius > 0:
+            problems.append(
+                f"friction must be >= 0 and particle radius > 0 (got {self.friction}, {self.particle_radius})"
+            )
+        if problems:
+            raise SimulationError("Invalid simulation settings: " + "; ".join(problems))
+
+    @property
+    def dt(self) -> float:
+        return 1.0 / self.fps
+
+
+@dataclass
+class Body:
+    """One mesh to simulate: world-space vertices, edges and triangles (indices into vertices)."""
+
+    name: str
+    vertices: NDArray[np.float64]
+    edges: NDArray[np.int64] = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    triangles: NDArray[np.int64] = field(default_factory=lambda: np.zeros((0, 3), np.int64))
+
+    def __post_init__(self) -> None:
+        self.vertices = np.asarray(self.vertices, dtype=np.float64).reshape(-1, 3)
+        self.edges = np.asarray(self.edges, dtype=np.int64).reshape(-1, 2)
+        self.triangles = np.asarray(self.triangles, dtype=np.int64).reshape(-1, 3)
+        if len(self.vertices) == 0:
+            raise SimulationError(f"{self.name!r} has no vertices to simulate")
+        if not np.all(np.isfinite(self.vertices)):
+            raise SimulationError(f"{self.name!r} has vertices at NaN or infinite positions")
+        for what, array in (("edge", self.edges), ("triangle", self.triangles)):
+            if array.size and (array.min() < 0 or array.max() >= len(self.vertices)):
+                raise SimulationError(f"{self.name!r} has a {what} index out of range")
+
+
+@dataclass(frozen=True)
+class ColliderSurface:
+    """A static collider from a mesh: world-space vertices and triangles."""
+
+    name: str
+    vertices: NDArray[np.float64]
+    triangles: NDArray[np.int64]
+    friction: float = 0.5
+
+
+# ----------------------------------------------------------------------------------- mesh helpers
+def icosphere(subdivisions: int = 3, radius: float = 1.0) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Vertices and outward triangles of an icosphere (subdivisions 0 = icosahedron, 12 vertices)."""
+    t = (1.0 + 5.0**0.5) / 2.0
+    verts = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t),
+             (0, -1, -t), (0, 1, -t), (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]  # fmt: skip
+    faces = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2),
+             (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5),
+             (2, 4, 11), (6, 2, 10), (8, 6, 7), (9, 8, 1)]  # fmt: skip
+    points = [np.array(v, dtype=np.float64) / np.linalg.norm(v) for v in verts]
+    for _ in range(int(subdivisions)):
+        middle_of: dict[tuple[int, int], int] = {}
+
+        def middle(a: int, b: int, middle_of: dict[tuple[int, int], int] = middle_of) -> int:
+            key = (min(a, b), max(a, b))
+            if key not in middle_of:
+                m = points[a] + points[b]
+                points.append(m / np.linalg.norm(m))
+                middle_of[key] = len(points) - 1
+            return middle_of[key]
+
+        refined = []
+        for a, b, c in faces:
+            ab, bc, ca = middle(a, b), middle(b, c), middle(c, a)
+            refined += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
+        faces = refined
+    return np.array(points) * radius, np.array(faces, dtype=np.int64)
+
+
+def triangle_edges(triangles: ArrayLike) -> NDArray[np.int64]:
+    """Unique undirected edges ``(E, 2)`` of a triangle list."""
+    tri = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    pairs = np.concatenate((tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]))
+    return np.unique(np.sort(pairs, axis=1), axis=0)
+
+
+def is_closed_surface(triangles: ArrayLike) -> bool:
+    """Every edge shared by exactly two triangles, in opposite directions (closed, consistently wound)."""
+    tri = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if len(tri) < 4:
+        return False
+    directed = np.concatenate((tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]))
+    forward = {tuple(e) for e in directed.tolist()}
+    if len(forward) != len(directed):
+        return False
+    return all((b, a) in forward for a, b in forward)
+
+
+def one_ring_clusters(vertex_count: int, edges: ArrayLike) -> list[NDArray[np.int64]]:
+    """For every vertex, itself plus its edge neighbours (Müller's overlapping region clusters)."""
+    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    both = np.concatenate((e, e[:, ::-1]))
+    both = both[np.lexsort((both[:, 1], both[:, 0]))]
+    starts = np.searchsorted(both[:, 0], np.arange(vertex_count + 1))
+    return [np.concatenate(([v], both[starts[v] : starts[v + 1], 1])) for v in range(vertex_count)]
+
+
+def surface_samples(vertices: ArrayLike, triangles: ArrayLike, spacing: float) -> NDArray[np.float64]:
+    """Points covering a triangle surface about ``spacing`` apart (vertices included), for collisions."""
+    v = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
+    tri = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    samples = [v]
+    for a, b, c in v[tri] if len(tri) else ():
+        longest = max(np.linalg.norm(b - a), np.linalg.norm(c - b), np.linalg.norm(a - c))
+        steps = int(np.ceil(longest / spacing))
+        if steps < 2:
+            continue
+        i, j = np.meshgrid(np.arange(steps + 1), np.arange(steps + 1), indexing="ij")
+        keep = (
+            (i + j <= steps)
+            & ~((i == 0) & (j == 0))
+            & ~((i == steps) & (j == 0))
+            & ~((i == 0) & (j == steps))
+        )
+        u, w = i[keep] / steps, j[keep] / steps
+        samples.append(a + u[:, None] * (b - a) + w[:, None] * (c - a))
+    points = np.concatenate(samples)
+    # Shared edges are sampled by both neighbours: merge points closer than a tenth of the spacing.
+    keys = np.round(points / (0.1 * spacing)).astype(np.int64)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    first.sort()
+    if len(first) > 20000:
+        raise SimulationError(
+            f"{len(first)} collision samples: raise the particle radius (spacing {spacing:g} m is too fine)"
+        )
+    return points[np.sort(first)]
+
+
+# ------------------------------------------------------------------------------------ simulation
+def run_frames(
+    world: World, settings: SimulationSettings, first_frame: int
+) -> Generator[tuple[int, NDArray[np.float64]], None, None]:
+    """Step ``world`` through ``settings.frame_count`` frames after ``first_frame``, yielding
+    ``(frame, positions)``. Divergence raises SimulationDivergedError naming the scene frame."""
+    world.frame = int(first_frame)
+    for _ in range(settings.frame_count):
+        world.step(settings.dt, substeps=settings.substeps, iterations=settings.iterations)
+        yield world.frame, world.positions
+
+
+def _add_environment(
+    world: World, colliders: Sequence[ColliderSurface], settings: SimulationSettings
+) -> None:
+    if settings.use_ground:
+        world.add_ground(settings.ground_height, settings.friction)
+    for surface in colliders:
+        world.add_collider(
+            MeshCollider.create(
+                surface.vertices,
+                surface.triangles,
+                surface.friction,
+                thickness=max(4 * settings.particle_radius, 0.05),
+            )
+        )
+
+
+def build_softbody_world(
+    bodies: Sequence[Body], colliders: Sequence[ColliderSurface], settings: SimulationSettings
+) -> tuple[World, NDArray[np.int64], list[str]]:
+    """A World with every body's vertices as particles. Returns ``(world, offsets, notes)``:
+    body ``k`` owns particles ``offsets[k]:offsets[k+1]``; ``notes`` explain skipped features."""
+    if not bodies:
+        raise SimulationError("nothing to simulate: no bodies given")
+    sizes = [len(b.vertices) for b in bodies]
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    world = World(
+        np.concatenate([b.vertices for b in bodies]), damping=settings.damping, solver=settings.solver
+    )
+    notes: list[str] = []
+    for k, body in enumerate(bodies):
+        base = offsets[k]
+        edges = body.edges if len(body.edges) else triangle_edges(body.triangles)
+        if len(edges):
+            world.add_distance(edges[:, 0] + base, edges[:, 1] + base, compliance=settings.stretch_compliance)
+        if settings.use_volume:
+            if is_closed_surface(body.triangles):
+                world.add_volume(body.triangles + base, pressure=settings.pressure)
+            else:
+                notes.append(f"{body.name}: not a closed surface, so no volume constraint")
+        if settings.shape_stiffness > 0 and len(body.vertices) >= 2:
+            if settings.shape_regions and len(edges):
+                clusters = [c + base for c in one_ring_clusters(len(body.vertices), edges) if len(c) >= 2]
+                world.add_shape_match(clusters, settings.shape_stiffness)
+            else:
+                world.add_shape_match(np.arange(base, offsets[k + 1]), settings.shape_stiffness)
+    groups = np.repeat(np.arange(len(bodies)), sizes)
+    world.add_particle_collisions(settings.particle_radius, groups=groups)
+    _add_environment(world, colliders, settings)
+    return world, offsets, notes
+
+
+def build_rigid_world(
+    bodies: Sequence[Body], colliders: Sequence[ColliderSurface], settings: SimulationSettings
+) -> tuple[World, list[NDArray[np.float64]], NDArray[np.int64]]:
+    """Each body becomes one rigid shape-matched cluster of surface samples (so faces collide, not
+    just corners). Returns ``(world, rest_samples per body, offsets)``."""
+    if not bodies:
+        raise SimulationError("nothing to simulate: no bodies given")
+    spacing = 2.0 * settings.particle_radius
+    samples = [surface_samples(b.vertices, b.triangles, spacing) for b in bodies]
+    sizes = [len(s) for s in samples]
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    world = World(np.concatenate(samples), damping=settings.damping, solver=settings.solver)
+    for k in range(len(bodies)):
+        if sizes[k] < 2:
+            raise SimulationError(f"{bodies[k].name!r} needs at least 2 vertices to be a rigid body")
+        world.add_shape_match(np.arange(offsets[k], offsets[k + 1]), stiffness=1.0)
+    world.add_particle_collisions(settings.particle_radius, groups=np.repeat(np.arange(len(bodies)), sizes))
+    _add_environment(world, colliders, settings)
+    return world, samples, offsets
+
+
+def rigid_transforms(
+    rest: NDArray[np.float64], frames: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Best rigid motions from ``rest`` ``(N, 3)`` to each of ``frames`` ``(T, N, 3)``.
+
+    Returns ``(R (T, 3, 3), t (T, 3))`` with ``frames[k] ~ rest @ R[k].T + t[k]``.
+    """
+    rest_centre = rest.mean(axis=0)
+    centres = frames.mean(axis=1)
+    covariance = np.einsum("tni,nj->tij", frames - centres[:, None], rest - rest_centre)
+    rotations = kabsch_rotation_batch(covariance)
+    return rotations, centres - rotations @ rest_centre
+
+
+def rope_rest_positions(
+    start: ArrayLike, end: ArrayLike, links: int, slack: float
+) -> tuple[NDArray[np.float64], float]:
+    """Particles of a rope of length ``slack * |end - start|`` hanging sideways between its anchors.
+
+    The rope starts as a horizontal parabola bulging sideways with the right arc length, so it
+    swings down from there when released. Returns ``(positions (links+1, 3), link length)``.
+    """
+    a = np.asarray(start, dtype=np.float64).reshape(3)
+    b = np.asarray(end, dtype=np.float64).reshape(3)
+    if links < 2:
+        raise SimulationError(f"a rope needs at least 2 links, got {links}")
+    span = np.linalg.norm(b - a)
+    if not span > 1e-6:
+        raise SimulationError("the rope's two ends are at the same place; move one anchor away")
+    if slack < 1.0:
+        raise SimulationError(f"rope slack must be >= 1 (length / distance between ends), got {slack}")
+    axis = (b - a) / span
+    side = np.cross(axis, [0.0, 0.0, 1.0])
+    if np.linalg.norm(side) < 1e-6:  # a vertical rope bulges along x
+        side = np.cross(axis, [0.0, 1.0, 0.0])
+    side /= np.linalg.norm(side)
+    s = np.linspace(0.0, 1.0, 2001)
+    target = slack * span
+
+    def shape(bulge: float, samples: NDArray[np.float64]) -> NDArray[np.float64]:
+        return a + np.outer(samples, b - a) + np.outer(4.0 * bulge * samples * (1.0 - samples), side)
+
+    low, high = 0.0, target
+    for _ in range(60):  # bisection on the bulge for the wanted arc length
+        mid = 0.5 * (low + high)
+        length = np.sum(np.linalg.norm(np.diff(shape(mid, s), axis=0), axis=1))
+        low, high = (mid, high) if length < target else (low, mid)
+    dense = shape(0.5 * (low + high), s)
+    arc = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(dense, axis=0), axis=1))))
+    wanted = np.linspace(0.0, arc[-1], links + 1)
+    points = np.stack([np.interp(wanted, arc, dense[:, k]) for k in range(3)], axis=1)
+    return points, target / links
+
+
+def build_rope_world(
+    points: NDArray[np.float64],
+    link_length: float,
+    colliders: Sequence[ColliderSurface],
+    settings: SimulationSettings,
+    start_trajectory: Callable[[float], ArrayLike] | None = None,
+    end_trajectory: Callable[[float], ArrayLike] | None = None,
+    pin_end: bool = True,
+) -> World:
+    """A rope world: a chain of distance constraints pinned at its first (and optionally last) particle.
+
+    Trajectories ``time -> (1, 3)`` make the pins follow animated anchors.
+    """
+    world = World(points, damping=settings.damping, solver=settings.solver)
+    count = len(points)
+    world.add_distance(
+        np.arange(count - 1), np.arange(1, count), rest=link_length, compliance=settings.stretch_compliance
+    )
+    world.add_pin([0], start_trajectory)
+    if pin_end:
+        world.add_pin([count - 1], end_trajectory)
+    # Links closer than twice the radius are never tested against each other: one group per 4 links
+    # would still skip real contacts, so the rope only collides with the environment.
+    world.particle_radius = settings.particle_radius
+    _add_environment(world, colliders, settings)
+    return world
+
+
+def chain_pose(
+    rest_points: NDArray[np.float64],
+    frames: NDArray[np.float64],
+    rest_rolls: NDArray[np.float64] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Pose-bone rotations for a connected bone chain following simulated points.
+
+    Bone ``k`` runs from point ``k`` to ``k+1``. Its armature-space rotation is the shortest arc
+    turning its rest direction onto its current one, ``W_k``; the local pose quaternion is then
+    ``B_k = R_k^-1 W_(k-1)^-1 W_k R_k`` (``R_k`` its rest matrix, ``rest_rolls`` ``(B, 3, 3)``; the
+    root uses ``W_-1 = I``). Returns ``(quaternions (T, B, 4) w first, root translation (T, 3))``
+    where the root translation is in the root bone's rest frame.
+    """
+    rest_dirs = np.diff(rest_points, axis=0)
+    rest_dirs /= np.linalg.norm(rest_dirs, axis=1, keepdims=True)
+    dirs = np.diff(frames, axis=1)
+    dirs /= np.maximum(np.linalg.norm(dirs, axis=2, keepdims=True), 1e-12)
+    bones = len(rest_dirs)
+    # Shortest arc quaternion from a to b: (1 + a.b, a x b), normalised; antiparallel picks any axis.
+    dot = np.einsum("bi,tbi->tb", rest_dirs, dirs)
+    cross = np.cross(np.broadcast_to(rest_dirs, dirs.shape), dirs)
+    world_q = np.concatenate(((1.0 + dot)[..., None], cross), axis=-1)
+    flipped = (1.0 + dot) < 1e-9
+    if np.any(flipped):
+        helper = np.where(np.abs(rest_dirs[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+        perpendicular = np.cross(rest_dirs, helper)
+        perpendicular /= np.linalg.norm(perpendicular, axis=1, keepdims=True)
+        world_q[flipped] = np.concatenate((np.zeros((bones, 1)), perpendicular), axis=1)[
+            np.nonzero(flipped)[1]
+        ]
+    world_q /= np.linalg.norm(world_q, axis=-1, keepdims=True)
+    if rest_rolls is None:
+        rest_rolls = np.broadcast_to(np.eye(3), (bones, 3, 3))
+    rest_q = matrix_to_quaternion(rest_rolls)
+    rest_inverse = rest_q * [1.0, -1.0, -1.0, -1.0]
+    parent = np.concatenate((np.tile([1.0, 0.0, 0.0, 0.0], (len(frames), 1, 1)), world_q[:, :-1]), axis=1)
+    parent_inverse = parent * [1.0, -1.0, -1.0, -1.0]
+    relative = quaternion_multiply(parent_inverse, world_q)
+    local = quaternion_multiply(rest_inverse, quaternion_multiply(relative, rest_q))
+    root_offset = np.einsum("ji,tj->ti", rest_rolls[0], frames[:, 0] - rest_points[0])
+    return local, root_offset
