@@ -338,6 +338,59 @@ class BakeJob:
     result: object  # TrackResult
 
 
+_TRANSFORM_PATHS = {
+    "location",
+    "rotation_euler",
+    "rotation_quaternion",
+    "rotation_axis_angle",
+    "scale",
+    "delta_location",
+    "delta_rotation_euler",
+    "delta_rotation_quaternion",
+    "delta_scale",
+}
+
+
+def _animated_paths(obj: bpy.types.Object) -> set[str]:
+    anim = obj.animation_data
+    if anim is None:
+        return set()
+    paths = {fc.data_path for fc in writers.fcurves_of(obj)}
+    return paths | {driver.data_path for driver in anim.drivers}
+
+
+def _base_is_static(armature: bpy.types.Object, bone_chain: BoneChain) -> bool:
+    """True when the chain's base cannot move over time (no parents, constraints or keys on it)."""
+    return (
+        bone_chain.parent_name is None
+        and armature.parent is None
+        and not armature.constraints
+        and not (_animated_paths(armature) & _TRANSFORM_PATHS)
+    )
+
+
+def _keyed_locations(obj: bpy.types.Object, frames: np.ndarray) -> np.ndarray | None:
+    """World positions of ``obj`` at ``frames`` straight from its location keys, or None when
+    anything else (a parent, a constraint, a driver) could move it."""
+    if obj.parent is not None or obj.constraints:
+        return None
+    anim = obj.animation_data
+    if anim is not None and anim.drivers:
+        return None
+    curves = {fc.data_path: fc for fc in writers.fcurves_of(obj) if fc.data_path in _TRANSFORM_PATHS}
+    if set(curves) - {"location"} or any(fc.data_path == "location" and fc.mute for fc in curves.values()):
+        return None
+    located = {fc.array_index: fc for fc in writers.fcurves_of(obj) if fc.data_path == "location"}
+    positions = np.empty((len(frames), 3))
+    for axis in range(3):
+        curve = located.get(axis)
+        if curve is None:
+            positions[:, axis] = obj.location[axis]
+        else:
+            positions[:, axis] = [curve.evaluate(float(f)) for f in frames]
+    return positions + np.array(obj.delta_location)
+
+
 def _object_by_name(name: str, role: str) -> bpy.types.Object:
     obj = bpy.data.objects.get(name)
     if obj is None:
@@ -423,21 +476,28 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
         annealing = self._setting(stored, "annealing")
         frames = np.arange(start, end + 1)
 
-        # Sample the target (and the chain's base, which may follow an animated parent) per frame.
-        targets = np.empty((len(frames), 3))
-        directions = None if direction_object is None else np.empty((len(frames), 3))
         scene.frame_set(start)
         pose_bones = [armature.pose.bones[n] for n in bone_chain.bone_names]
         warm = np.array([_quaternion(b.matrix_basis) for b in pose_bones], dtype=np.float64)
-        for index, frame in enumerate(frames):
-            scene.frame_set(int(frame))
-            base = chain_base(armature, bone_chain)
-            targets[index] = _to_chain_space(base, target.matrix_world.translation)
-            if directions is not None:
-                aim = direction_object.matrix_world.to_3x3().normalized() @ Vector((0.0, 0.0, 1.0))
-                directions[index] = tuple(base.to_3x3().transposed() @ aim)
-            if index % 200 == 199:
-                yield 0.2 * index / len(frames), "sampling the target"
+        directions = None
+        base = chain_base(armature, bone_chain)
+        target_path = _keyed_locations(target, frames)
+        if direction_object is None and target_path is not None and _base_is_static(armature, bone_chain):
+            # Nothing moves but the target's own keys: read them, skip evaluating the scene per frame.
+            to_chain = np.array(base.inverted_safe(), dtype=np.float64)
+            targets = target_path @ to_chain[:3, :3].T + to_chain[:3, 3]
+        else:
+            targets = np.empty((len(frames), 3))
+            directions = None if direction_object is None else np.empty((len(frames), 3))
+            for index, frame in enumerate(frames):
+                scene.frame_set(int(frame))
+                base = chain_base(armature, bone_chain)
+                targets[index] = _to_chain_space(base, target.matrix_world.translation)
+                if directions is not None:
+                    aim = direction_object.matrix_world.to_3x3().normalized() @ Vector((0.0, 0.0, 1.0))
+                    directions[index] = tuple(base.to_3x3().transposed() @ aim)
+                if index % 200 == 199:
+                    yield 0.2 * index / len(frames), "sampling the target"
         if not np.all(np.isfinite(targets)):
             raise IKError(f"target {target.name!r} has a non-finite position in frames {start}-{end}")
 

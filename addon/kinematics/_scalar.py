@@ -112,18 +112,25 @@ def qbetween(u: Vec, v: Vec) -> Quat:
     """Shortest rotation taking the direction of ``u`` to that of ``v``; identity if either is zero.
 
     Opposite vectors turn half a revolution about an axis perpendicular to ``u``, which is the
-    one case where the half-vector formula divides by zero.
+    one case where the half-vector formula divides by zero. Written out flat: CCD calls this for
+    every joint of every sweep.
     """
-    un = unit(u)
-    vn = unit(v)
-    if un is None or vn is None:
+    ux, uy, uz = u
+    vx, vy, vz = v
+    nu = math.sqrt(ux * ux + uy * uy + uz * uz)
+    nv = math.sqrt(vx * vx + vy * vy + vz * vz)
+    if nu < _TINY or nv < _TINY:
         return IDENTITY
-    w = 1.0 + dot(un, vn)
-    if w < 1e-9:
-        axis = any_perpendicular(un)
+    scale_uv = nu * nv
+    w = scale_uv + ux * vx + uy * vy + uz * vz
+    if w < 1e-9 * scale_uv:
+        axis = any_perpendicular((ux / nu, uy / nu, uz / nu))
         return (0.0, axis[0], axis[1], axis[2])
-    c = cross(un, vn)
-    return qnormalize((w, c[0], c[1], c[2]))
+    cx = uy * vz - uz * vy
+    cy = uz * vx - ux * vz
+    cz = ux * vy - uy * vx
+    inv = 1.0 / math.sqrt(w * w + cx * cx + cy * cy + cz * cz)
+    return (w * inv, cx * inv, cy * inv, cz * inv)
 
 
 def twist(q: Quat, axis: Vec) -> Quat:

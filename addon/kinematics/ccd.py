@@ -11,7 +11,6 @@ import math
 import random
 from dataclasses import dataclass
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _scalar as sq
@@ -19,6 +18,7 @@ from .chain import (
     Chain,
     IKResult,
     KinematicsError,
+    Solution,
     _ScalarChain,
     check_target,
     constrain_joint,
@@ -79,25 +79,37 @@ def _sweep(
     for i in range(n - 1, -1, -1):
         # Ancestors do not move during a tip-to-base sweep, so their orientations stay valid.
         parent = orientations[i - 1] if i > 0 else sq.IDENTITY
-        zero = sq.qmul(parent, layout.joint_rests[i])
+        zero = parent if layout.rest_is_identity[i] else sq.qmul(parent, layout.joint_rests[i])
         to_local = sq.qconj(zero)
         p = positions[i]
+        # Work in the joint's frame: the step is a local rotation, limits apply to it directly.
+        effector_local = sq.qrot(to_local, sq.sub(effector, p))
         if direction is None:
-            source, wanted = sq.sub(effector, p), sq.sub(goal, p)
+            source, wanted = effector_local, sq.qrot(to_local, sq.sub(goal, p))
         elif i == n - 1:
-            source, wanted = tip_direction, direction
+            source, wanted = sq.qrot(to_local, tip_direction), sq.qrot(to_local, direction)
         else:
-            source, wanted = sq.sub(wrist, p), sq.sub(wrist_goal, p)
+            source, wanted = sq.qrot(to_local, sq.sub(wrist, p)), sq.qrot(to_local, sq.sub(wrist_goal, p))
         old = rotations[i]
-        step = sq.qbetween(sq.qrot(to_local, source), sq.qrot(to_local, wanted))
-        new = constrain_joint(layout, i, sq.qnormalize(sq.qmul(step, old)))
+        step = sq.qbetween(source, wanted)
+        new = sq.qnormalize(sq.qmul(step, old))
+        constrained = layout.constrained[i]
+        if constrained:
+            new = constrain_joint(layout, i, new)
+            step = sq.qmul(new, sq.qconj(old))
         rotations[i] = new
-        # The whole subtree turns rigidly about joint i by zero * new * old^-1 * zero^-1.
-        delta = sq.qmul(sq.qmul(zero, sq.qmul(new, sq.qconj(old))), to_local)
-        effector = sq.add(p, sq.qrot(delta, sq.sub(effector, p)))
-        wrist = sq.add(p, sq.qrot(delta, sq.sub(wrist, p)))
+        reach = sq.norm(effector_local)
+        to_goal = sq.sub(goal, p)
+        distance = sq.norm(to_goal)
+        if direction is None and not constrained and distance > 1e-12:
+            # A free joint puts the effector exactly on its ray to the goal: no rotation needed.
+            effector = sq.add(p, sq.scale(to_goal, reach / distance))
+        else:
+            # The subtree turns rigidly about joint i by the (constrained) step, seen from the joint.
+            effector = sq.add(p, sq.qrot(zero, sq.qrot(step, effector_local)))
         if direction is not None:
-            tip_direction = sq.qrot(delta, tip_direction)
+            wrist = sq.add(p, sq.qrot(zero, sq.qrot(step, sq.qrot(to_local, sq.sub(wrist, p)))))
+            tip_direction = sq.qrot(zero, sq.qrot(step, sq.qrot(to_local, tip_direction)))
 
 
 def _attempt(
@@ -156,10 +168,27 @@ def solve_ccd(
             f"max_iterations must be >= 1 and restarts >= 0, got {max_iterations}, {restarts}"
         )
     goal, unit_direction = check_target(chain, target, direction)
+    start = initial_rotations(chain, rotations)
     tolerance = default_tolerance(chain, tolerance)
+    return ccd_solution(
+        chain, goal, unit_direction, start, tolerance, max_iterations, restarts, seed, direction_tolerance
+    ).result()
+
+
+def ccd_solution(
+    chain: Chain,
+    goal: sq.Vec,
+    unit_direction: sq.Vec | None,
+    start: list[sq.Quat],
+    tolerance: float,
+    max_iterations: int,
+    restarts: int,
+    seed: int,
+    direction_tolerance: float,
+) -> Solution:
+    """:func:`solve_ccd` on checked tuples (a bake calls this once per frame)."""
     layout = chain.scalar_layout()
     reachable = is_reachable(chain, goal, unit_direction)
-    start = initial_rotations(chain, rotations)
 
     def solved(a: _Attempt) -> bool:
         return a.error <= tolerance and a.direction_error <= direction_tolerance
@@ -186,12 +215,6 @@ def solve_ccd(
         worse_by = candidate.score(last) - current.score(last)
         if worse_by < 0.0 or rng.random() < math.exp(-worse_by / (temperature * 0.05 * chain.reach)):
             current = candidate
-    return IKResult(
-        rotations=np.array(best.rotations, dtype=np.float64),
-        positions=np.array(best.positions, dtype=np.float64),
-        error=float(best.error),
-        iterations=total,
-        reachable=reachable,
-        converged=solved(best),
-        direction_error=float(best.direction_error),
+    return Solution(
+        best.rotations, best.positions, best.error, best.direction_error, total, reachable, solved(best)
     )

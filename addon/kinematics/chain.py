@@ -144,6 +144,10 @@ class Chain:
                     for lim, lmt in zip(self._limits_all, self.limited, strict=True)
                 ],
                 planar_tail=self._planar_tails(),
+                rest_is_identity=[
+                    bool(np.allclose(c, (1.0, 0.0, 0.0, 0.0), atol=1e-12)) for c in self.joint_rests
+                ],
+                constrained=[bool(h or lmt) for h, lmt in zip(self.hinge, self.limited, strict=True)],
             )
             object.__setattr__(self, "_scalar_layout", cached)
         return cached
@@ -180,6 +184,8 @@ class _ScalarChain:
     axes: list[sq.Vec | None]
     limits: list[sq.Limits | None]
     planar_tail: list[bool]
+    rest_is_identity: list[bool]
+    constrained: list[bool]
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,6 +200,30 @@ class IKResult:
     reachable: bool
     converged: bool
     direction_error: float = 0.0
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solver's answer on tuples (the form the inner loops use); :meth:`result` makes arrays."""
+
+    rotations: list[sq.Quat]
+    positions: list[sq.Vec]
+    error: float
+    direction_error: float
+    iterations: int
+    reachable: bool
+    converged: bool
+
+    def result(self) -> IKResult:
+        return IKResult(
+            rotations=np.array(self.rotations, dtype=np.float64),
+            positions=np.array(self.positions, dtype=np.float64),
+            error=float(self.error),
+            iterations=self.iterations,
+            reachable=self.reachable,
+            converged=self.converged,
+            direction_error=float(self.direction_error),
+        )
 
 
 def world_orientations(chain: Chain, rotations: ArrayLike) -> Array:
@@ -284,8 +314,10 @@ def scalar_pose(layout: _ScalarChain, rotations: list[sq.Quat]) -> tuple[list[sq
     position: sq.Vec = (0.0, 0.0, 0.0)
     orientations: list[sq.Quat] = []
     positions = [position]
-    for rest, q, d in zip(layout.joint_rests, rotations, layout.local_offsets, strict=True):
-        orientation = sq.qmul(sq.qmul(orientation, rest), q)
+    for rest, identity, q, d in zip(
+        layout.joint_rests, layout.rest_is_identity, rotations, layout.local_offsets, strict=True
+    ):
+        orientation = sq.qmul(orientation if identity else sq.qmul(orientation, rest), q)
         orientations.append(orientation)
         position = sq.add(position, sq.qrot(orientation, d))
         positions.append(position)

@@ -18,6 +18,7 @@ from .chain import (
     Chain,
     IKResult,
     KinematicsError,
+    Solution,
     _ScalarChain,
     check_target,
     constrain_joint,
@@ -28,7 +29,7 @@ from .chain import (
 )
 
 
-def _cones(chain: Chain, cone_angles: ArrayLike | float | None) -> list[float | None]:
+def cone_limits(chain: Chain, cone_angles: ArrayLike | float | None) -> list[float | None]:
     if cone_angles is None:
         return [None] * chain.count
     cones = np.broadcast_to(np.asarray(cone_angles, dtype=np.float64), (chain.count,))
@@ -188,10 +189,27 @@ def solve_fabrik(
     if max_iterations < 1:
         raise KinematicsError(f"max_iterations must be >= 1, got {max_iterations}")
     goal, unit_direction = check_target(chain, target, direction)
+    start = initial_rotations(chain, rotations)
     tolerance = default_tolerance(chain, tolerance)
-    cones = _cones(chain, cone_angles)
+    cones = cone_limits(chain, cone_angles)
+    return fabrik_solution(
+        chain, goal, unit_direction, start, tolerance, max_iterations, cones, direction_tolerance
+    ).result()
+
+
+def fabrik_solution(
+    chain: Chain,
+    goal: sq.Vec,
+    unit_direction: sq.Vec | None,
+    start: list[sq.Quat],
+    tolerance: float,
+    max_iterations: int,
+    cones: list[float | None],
+    direction_tolerance: float,
+) -> Solution:
+    """:func:`solve_fabrik` on checked tuples (a bake calls this once per frame)."""
     layout = chain.scalar_layout()
-    rotations_now = initial_rotations(chain, rotations)
+    rotations_now = start
     orientations, positions = scalar_pose(layout, rotations_now)
     error, direction_error = _errors(layout, positions, orientations, goal, unit_direction)
     last = layout.lengths[-1]
@@ -224,15 +242,8 @@ def solve_fabrik(
             orientations, positions = scalar_pose(layout, rotations_now)
             error, direction_error = _errors(layout, positions, orientations, goal, unit_direction)
     _, rotations_now, positions, error, direction_error = best
-    return IKResult(
-        rotations=np.array(rotations_now, dtype=np.float64),
-        positions=np.array(positions, dtype=np.float64),
-        error=float(error),
-        iterations=iterations,
-        reachable=reachable,
-        converged=error <= tolerance and direction_error <= direction_tolerance,
-        direction_error=float(direction_error),
-    )
+    converged = error <= tolerance and direction_error <= direction_tolerance
+    return Solution(rotations_now, positions, error, direction_error, iterations, reachable, converged)
 
 
 def rotations_from_positions(chain: Chain, positions: ArrayLike) -> np.ndarray:
@@ -243,5 +254,5 @@ def rotations_from_positions(chain: Chain, positions: ArrayLike) -> np.ndarray:
         raise KinematicsError(f"positions must be {chain.count + 1} finite points, got shape {points.shape}")
     layout = chain.scalar_layout()
     as_tuples = [tuple(float(v) for v in p) for p in points - points[0]]
-    rotations, _, _ = reach_forward(layout, [sq.IDENTITY] * chain.count, as_tuples, _cones(chain, None))  # type: ignore[arg-type]
+    rotations, _, _ = reach_forward(layout, [sq.IDENTITY] * chain.count, as_tuples, cone_limits(chain, None))  # type: ignore[arg-type]
     return np.array(rotations, dtype=np.float64)

@@ -8,9 +8,9 @@ from enum import StrEnum
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .ccd import solve_ccd
-from .chain import Chain, KinematicsError
-from .fabrik import solve_fabrik
+from .ccd import ccd_solution
+from .chain import Chain, KinematicsError, default_tolerance, initial_rotations
+from .fabrik import cone_limits, fabrik_solution
 
 Array = NDArray[np.float64]
 
@@ -52,7 +52,8 @@ def track(
 
     ``iterations_per_frame=1`` without annealing is the seed's "animated convergence": the arm
     visibly catches up with a fast target over several frames. Annealing restarts (CCD only) are
-    seeded per frame, so a bake is reproducible.
+    seeded per frame, so a bake is reproducible. To continue a track in chunks, pass the last solved
+    pose as ``rotations`` and ``seed`` advanced by the frames done: the result equals one call.
     """
     try:
         solver = Solver(solver)
@@ -73,37 +74,43 @@ def track(
         raise KinematicsError(f"iterations per frame must be >= 1, got {iterations_per_frame}")
 
     count = len(goals)
-    out_rotations = np.empty((count, chain.count, 4))
-    out_positions = np.empty((count, chain.count + 1, 3))
-    errors = np.empty(count)
-    iterations = np.empty(count, dtype=np.int64)
-    reachable = np.empty(count, dtype=bool)
-    pose = None if rotations is None else np.asarray(rotations, dtype=np.float64)
+    tolerance = default_tolerance(chain, tolerance)
+    cones = cone_limits(chain, cone_angles)
+    pose = initial_rotations(chain, rotations)
+    goal_rows = goals.tolist()
+    aim_rows = None
+    if aims is not None:
+        lengths = np.linalg.norm(aims, axis=1, keepdims=True)
+        if not np.all(np.isfinite(aims)) or np.any(lengths < 1e-9):
+            raise KinematicsError("every direction must be a finite, non-zero vector")
+        aim_rows = (aims / lengths).tolist()
+    solutions = []
     for t in range(count):
-        direction = None if aims is None else aims[t]
+        goal = tuple(goal_rows[t])
+        direction = None if aim_rows is None else tuple(aim_rows[t])
         if solver is Solver.CCD:
-            result = solve_ccd(
-                chain,
-                goals[t],
-                pose,
-                direction,
-                tolerance,
-                iterations_per_frame,
-                restarts=4 if annealing else 0,
-                seed=seed + t,
+            restarts = 4 if annealing else 0
+            solution = ccd_solution(
+                chain, goal, direction, pose, tolerance, iterations_per_frame, restarts, seed + t, 1e-3
             )
         else:
-            result = solve_fabrik(
-                chain, goals[t], pose, direction, tolerance, iterations_per_frame, cone_angles
+            solution = fabrik_solution(
+                chain, goal, direction, pose, tolerance, iterations_per_frame, cones, 1e-3
             )
-        q = result.rotations
-        if pose is not None:
-            # q and -q are one rotation, but keys interpolate component-wise: stay on one side.
-            q = np.where(np.sum(q * pose, axis=1, keepdims=True) < 0.0, -q, q)
-        out_rotations[t] = q
-        out_positions[t] = result.positions
-        errors[t] = result.error
-        iterations[t] = result.iterations
-        reachable[t] = result.reachable
-        pose = q
-    return TrackResult(out_rotations, out_positions, errors, iterations, reachable)
+        # q and -q are one rotation, but keys interpolate component-wise: stay on one side.
+        pose = [
+            q
+            if q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3] >= 0.0
+            else (-q[0], -q[1], -q[2], -q[3])
+            for q, p in zip(solution.rotations, pose, strict=True)
+        ]
+        solutions.append((pose, solution))
+    return TrackResult(
+        rotations=np.array([p for p, _ in solutions], dtype=np.float64).reshape(count, chain.count, 4),
+        positions=np.array([s.positions for _, s in solutions], dtype=np.float64).reshape(
+            count, chain.count + 1, 3
+        ),
+        errors=np.array([s.error for _, s in solutions], dtype=np.float64),
+        iterations=np.array([s.iterations for _, s in solutions], dtype=np.int64),
+        reachable=np.array([s.reachable for _, s in solutions], dtype=bool),
+    )

@@ -242,3 +242,49 @@ def test_bad_input_raises_a_domain_error_naming_the_problem(make):
     with pytest.raises(KinematicsError) as info:
         make()
     assert isinstance(info.value, ProcAnimError) and str(info.value)
+
+
+def shoulder_elbow_wrist_chain():
+    """Blender-like arm: bones along their own Y, laid up +Z; a ball shoulder, then X hinges."""
+    rests = np.tile(quaternions.between([0, 1, 0], [0, 0, 1]), (3, 1))
+    axes = np.array([[0, 0, 0], [1.0, 0, 0], [1.0, 0, 0]])
+    limits = np.tile([-2.0, 2.0], (3, 3, 1))
+    return Chain(np.outer([0.5, 0.42, 0.36], [0, 0, 1]), axes=axes, limits=limits, rest_orientations=rests)
+
+
+def figure_of_eight(reach, count):
+    phase = np.linspace(0, 2 * math.pi, count)
+    return np.stack(
+        [
+            0.35 * reach * np.sin(phase),
+            0.4 * reach + 0.15 * reach * np.sin(2 * phase),
+            0.5 * reach + 0.2 * reach * np.cos(phase),
+        ],
+        axis=1,
+    )
+
+
+@pytest.mark.parametrize("solver", ["CCD", "FABRIK"])
+def test_hinged_arm_tracks_off_its_rest_plane(solver):
+    # FABRIK must twist the ball shoulder to turn the elbow's hinge plane towards the target.
+    chain = shoulder_elbow_wrist_chain()
+    result = track(chain, figure_of_eight(chain.reach, 90), solver=solver, tolerance=1e-3)
+    assert result.worst_error <= 1e-3
+    axis = np.array([1.0, 0, 0])
+    assert np.allclose(quaternions.rotate(result.rotations[:, 1:], axis), axis, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["CCD", "FABRIK"])
+def test_tracking_in_chunks_equals_one_call(solver):
+    chain = six_bone_chain()
+    targets = figure_of_eight(chain.reach, 60)
+    whole = track(chain, targets, solver=solver)
+    first = track(chain, targets[:25], solver=solver)
+    rest = track(
+        chain,
+        targets[25:],
+        solver=solver,
+        rotations=first.rotations[-1],
+        seed=25,
+    )
+    assert np.allclose(np.concatenate([first.rotations, rest.rotations]), whole.rotations, atol=1e-12)
