@@ -7,10 +7,16 @@ and ``register()`` / ``unregister()`` for handlers it owns.
 from . import presets, render
 from . import fly
 from . import ik
+from . import mirrors
+from . import dancer
+from . import juggling
 
 MODULES = (
     fly,
     ik,
+    mirrors,
+    dancer,
+    juggling,
     presets,
     render,
 )

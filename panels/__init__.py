@@ -13,8 +13,11 @@ from bpy.props import PointerProperty
 from . import main
 from . import fly
 from . import ik
+from . import mirrors
+from . import dancer
+from . import juggling
 
-MODULES = (main, ik, fly)
+MODULES = (main, ik, mirrors, fly, dancer, juggling)
 
 
 def _settings_group(class_name: str, entries: list[tuple[str, type]], doc: str) -> type:

@@ -257,6 +257,8 @@ def perform_steps(
         prev_target = phase.com_target.copy()
         phase_start += phase.duration
 
+    if count > 1:
+        targets_log[count - 1] = targets_log[count - 2]  # the last tick records but does not control
     rotations, rest = bone_rotations(sim, quats[:count])
     result = Performance(
         seq, times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count], phase_times,

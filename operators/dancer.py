@@ -1,0 +1,439 @@
+"""The balancing ballet dancer in Blender: add a skinned dancer, simulate and bake its balance.
+
+The armature keeps the body it was built for (height, mass, sex) as custom properties, so a bake
+simulates exactly that body. Bones and simulated bodies share names; a bone's pose rotation is its
+body's rotation relative to the parent body, turned into the bone's own rest frame.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty, FloatProperty
+
+from ..addon.dancer import (
+    Balance,
+    DancerError,
+    Gains,
+    Performance,
+    build_body,
+    perform_steps,
+    settle_time,
+    simulate_balance,
+    simulate_balance_steps,
+)
+from ..addon.dancer.rig import body_mesh, pose_basis, skeleton
+from ..addon.plotting import line_plot_png
+from . import writers
+from ._base import BakeOperator, ProcAnimOperator
+from .cli import COMMON, CliError, call_operator
+
+COLLECTION = "Dancer"
+DANCER_KEY = "procanim_dancer"
+HELPER_KEY = "procanim_dancer_helper"
+PLOT_IMAGE = "ProcAnim Dancer Balance"
+SAMPLE_DT = 0.01
+POLYGON_RING = 16
+
+SEX_ITEMS = (
+    ("FEMALE", "Female", "Plagenhoef's female segment masses (a ballerina)"),
+    ("MALE", "Male", "Winter's (Dempster's) male segment masses"),
+)
+POSITION_ITEMS = (
+    ("FIRST_POSITION", "First", "Heels together, feet turned out; the sequence continues from here"),
+    ("SECOND_POSITION", "Second", "Feet turned out a little more than hip width apart (stand only)"),
+    ("FIFTH_POSITION", "Fifth", "Feet crossed, front heel at the back toes (stand only)"),
+)
+EXPERIMENT_ITEMS = (
+    ("SEQUENCE", "Ballet Sequence",
+     "Position, weight shift, retire and releve on one toe (the paper's Fig. 2)"),
+    ("BALANCE", "Balance Test",
+     "From the heel to the middle of the feet with one strategy (the paper's Fig. 4)"),
+)
+STRATEGY_ITEMS = (
+    ("COP", "Centre of Pressure", "Place the COP to push the COM (eqs. 7-9): fast and steady"),
+    ("COM", "Centre of Mass", "Turn the ankles by the COM error (eq. 6): the classic, slower way"),
+)
+_GAINS = Gains()
+
+
+class DancerBodyProperties:
+    """The body the dancer is built with (shared by the sidebar and the add operator)."""
+
+    height: FloatProperty(
+        name="Height", description="Body height in metres; segment lengths scale with it",
+        default=1.65, min=1.0, max=2.3, unit="LENGTH",
+    )
+    mass: FloatProperty(
+        name="Mass", description="Body mass in kilograms, split over the segments by the table",
+        default=55.0, min=25.0, max=150.0,
+    )
+    sex: EnumProperty(name="Sex", description="Which anthropometric table to use", items=SEX_ITEMS,
+                      default="FEMALE")
+
+
+class DancerBakeProperties:
+    """What to simulate and the controller gains (shared by the sidebar and the bake operator)."""
+
+    experiment: EnumProperty(name="Experiment", description="What the dancer does", items=EXPERIMENT_ITEMS,
+                             default="SEQUENCE")
+    position: EnumProperty(name="Position", description="Ballet position the dancer starts in",
+                           items=POSITION_ITEMS, default="FIRST_POSITION")
+    weight_shift: BoolProperty(name="Weight Shift", default=True,
+                               description="Shift the weight onto the left (supporting) foot")
+    retire: BoolProperty(name="Retire", default=True,
+                         description="Lift the right foot to the left knee (needs the weight shift)")
+    releve: BoolProperty(name="Releve", default=True,
+                         description="Rise onto the left toe and hold still (needs the retire)")
+    position_time: FloatProperty(name="Position Time", description="Seconds standing in the position",
+                                 default=1.5, min=0.2, max=30.0, unit="TIME_ABSOLUTE")
+    shift_time: FloatProperty(name="Shift Time", description="Seconds for the weight shift",
+                              default=3.0, min=1.0, max=30.0, unit="TIME_ABSOLUTE")
+    retire_time: FloatProperty(name="Retire Time", description="Seconds for lifting the working leg",
+                               default=3.5, min=1.0, max=30.0, unit="TIME_ABSOLUTE")
+    releve_time: FloatProperty(name="Releve Time", description="Seconds for the rise and the hold on the toe",
+                               default=6.5, min=2.5, max=30.0, unit="TIME_ABSOLUTE")
+    strategy: EnumProperty(name="Strategy", description="Balance strategy of the balance test",
+                           items=STRATEGY_ITEMS, default="COP")
+    balance_duration: FloatProperty(name="Test Duration", description="Seconds of the balance test",
+                                    default=10.0, min=0.5, max=60.0, unit="TIME_ABSOLUTE")
+    cop_com_position: FloatProperty(
+        name="COP: COM Gain", description="Eq. 7: how far the desired COP leads the COM error (no unit)",
+        default=_GAINS.cop_com_position, min=0.0, soft_max=10.0)
+    cop_com_velocity: FloatProperty(
+        name="COP: Velocity Gain", description="Eq. 7: desired COP lead per COM velocity (seconds)",
+        default=_GAINS.cop_com_velocity, min=0.0, soft_max=5.0)
+    cop_tracking: FloatProperty(
+        name="COP: Tracking", description="Eq. 9: how fast the ankles bring the COP to its target (1/s)",
+        default=_GAINS.cop_tracking, min=0.0, soft_max=50.0)
+    com_position: FloatProperty(
+        name="COM: Position Gain", description="Eq. 6: ankle turn rate per COM error (1/s)",
+        default=_GAINS.com_position, min=0.0, soft_max=10.0)
+    com_velocity: FloatProperty(
+        name="COM: Velocity Gain", description="Eq. 6: ankle turn per COM velocity (no unit)",
+        default=_GAINS.com_velocity, min=0.0, soft_max=10.0)
+
+
+# Plain functions, not methods: a PropertyGroup with extra methods crashes Blender 4.2 at exit.
+def gains_of(props) -> Gains:
+    """The controller gains set on the sidebar settings or the bake operator."""
+    return Gains(com_position=props.com_position, com_velocity=props.com_velocity,
+                 cop_com_position=props.cop_com_position, cop_com_velocity=props.cop_com_velocity,
+                 cop_tracking=props.cop_tracking)
+
+
+def sequence_of(props) -> tuple[str, ...]:
+    """The position and the ticked steps up to the first unticked one."""
+    steps = [props.position.lower()]
+    for flag, step in ((props.weight_shift, "weight_shift"), (props.retire, "retire"),
+                       (props.releve, "releve")):
+        if not flag:
+            break
+        steps.append(step)
+    return tuple(steps)
+
+
+def durations_of(props) -> dict[str, float]:
+    return {"position": props.position_time, "weight_shift": props.shift_time,
+            "retire": props.retire_time, "releve": props.releve_time}
+
+
+def dancer_parameters(obj: bpy.types.Object) -> dict:
+    """The body a dancer armature was built for."""
+    return {"height": float(obj[DANCER_KEY + "_height"]), "mass": float(obj[DANCER_KEY + "_mass"]),
+            "sex": str(obj[DANCER_KEY + "_sex"])}
+
+
+def is_dancer(obj: bpy.types.Object | None) -> bool:
+    return obj is not None and obj.type == "ARMATURE" and DANCER_KEY in obj
+
+
+def build_dancer(context: bpy.types.Context, height: float, mass: float, sex: str) -> bpy.types.Object:
+    """Armature, skinned body mesh and material for a dancer of this body."""
+    body = build_body(height, mass, sex)
+    bones = skeleton(body)
+    collection = writers.generator_collection(context.scene, COLLECTION)
+    armature = writers.armature_from_bones(
+        context, "Dancer",
+        [writers.BoneSpec(b.name, b.head, b.tail, b.parent, connected=False) for b in bones], collection)
+    armature[DANCER_KEY] = True
+    armature[DANCER_KEY + "_height"] = float(height)
+    armature[DANCER_KEY + "_mass"] = float(mass)
+    armature[DANCER_KEY + "_sex"] = sex
+    armature.data.display_type = "STICK"
+    armature.show_in_front = True
+    vertices, faces, groups = body_mesh(bones)
+    mesh = writers.mesh_from_arrays("Dancer Body", vertices, faces)
+    for polygon in mesh.polygons:
+        polygon.use_smooth = True
+    skin = writers.new_object("Dancer Body", mesh, collection)
+    for name, indices in groups.items():
+        group = skin.vertex_groups.new(name=name)
+        group.add(indices.tolist(), 1.0, "REPLACE")
+    modifier = skin.modifiers.new("Armature", "ARMATURE")
+    modifier.object = armature
+    skin.parent = armature
+    writers.assign_material(skin, writers.principled_material("Dancer Skin", (0.85, 0.62, 0.55, 1.0),
+                                                              roughness=0.6))
+    return armature
+
+
+class PROCANIM_OT_add_dancer(DancerBodyProperties, ProcAnimOperator, bpy.types.Operator):
+    """Add a ballet dancer: a humanoid armature with standard bone names and a skinned body"""
+
+    bl_idname = "procanim.add_dancer"
+    bl_label = "Add Dancer"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        sex = self.sex.lower()
+        build_body(self.height, self.mass, sex)  # validates before anything is created
+        armature = build_dancer(context, self.height, self.mass, sex)
+        for obj in context.view_layer.objects:
+            obj.select_set(False)
+        armature.select_set(True)
+        context.view_layer.objects.active = armature
+        self.report({"INFO"}, f"Added a {self.height:.2f} m, {self.mass:.0f} kg dancer; bake its balance")
+        return {"FINISHED"}
+
+
+class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Operator):
+    """Simulate the active dancer's balance (MuJoCo) and bake bones, COM, COP and support polygon"""
+
+    bl_idname = "procanim.bake_balance"
+    bl_label = "Bake Balance"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if not is_dancer(context.active_object):
+            cls.poll_message_set("Select a dancer armature (Add Dancer makes one)")
+            return False
+        return True
+
+    def bake(self, context: bpy.types.Context):
+        armature = context.active_object
+        body = dancer_parameters(armature)
+        scene = context.scene
+        self._setup = (armature.name, scene.render.fps / scene.render.fps_base, scene.frame_start)
+        gains = gains_of(self)
+        if self.experiment == "BALANCE":
+            result = yield from simulate_balance_steps(self.strategy.lower(), self.balance_duration,
+                                                       gains=gains, **body)
+        else:
+            result = yield from perform_steps(sequence_of(self), gains=gains, durations=durations_of(self),
+                                              **body)
+        return result
+
+    def write(self, context: bpy.types.Context, result: Balance | Performance) -> set[str]:
+        name, fps, frame_start = self._setup
+        armature = bpy.data.objects[name]
+        scene = context.scene
+        times = result.times
+        frame_count = int(np.floor(times[-1] * fps + 1e-9)) + 1
+        frames = frame_start + np.arange(frame_count)
+        samples = np.minimum(np.round(np.arange(frame_count) / fps / SAMPLE_DT).astype(int), len(times) - 1)
+        bake_bones(armature, result.rotations, result.root_positions, frames, samples)
+        polygons = result.support_polygons if isinstance(result, Performance) else None
+        bake_helpers(armature, frames, result.com[samples], result.cop[samples],
+                     None if polygons is None else [polygons[i] for i in samples])
+        writers.set_frame_range(scene, int(frames[0]), int(frames[-1]))
+        show_plot(write_plot(plot_path(), result))
+        self.report(*summary(result))
+        return {"FINISHED"}
+
+
+def bake_bones(armature: bpy.types.Object, rotations: dict[str, np.ndarray], root_positions: np.ndarray,
+               frames: np.ndarray, samples: np.ndarray) -> None:
+    """Key every simulated bone's rotation and the hips' location (bulk keys)."""
+    bones = armature.data.bones
+    for name, quaternions in rotations.items():
+        bone = bones.get(name)
+        if bone is None:
+            continue
+        rest = np.array(bone.matrix_local.to_3x3())
+        basis = pose_basis(quaternions[samples], rest)
+        writers.write_pose_quaternions(armature, name, frames, basis)
+    hips = bones["hips"]
+    rest = np.array(hips.matrix_local.to_3x3())
+    offsets = (root_positions[samples] - np.array(hips.head_local)) @ rest
+    writers.write_pose_locations(armature, "hips", frames, offsets)
+
+
+def _ring(polygon: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """A support polygon as exactly POLYGON_RING points (repeats fill the rest; empty: a point)."""
+    if len(polygon) == 0:
+        return np.repeat(fallback[None, :2], POLYGON_RING, axis=0)
+    if len(polygon) > POLYGON_RING:
+        polygon = polygon[np.linspace(0, len(polygon) - 1, POLYGON_RING).astype(int)]
+    pad = np.repeat(polygon[-1:], POLYGON_RING - len(polygon), axis=0)
+    return np.vstack([polygon, pad])
+
+
+def bake_helpers(armature: bpy.types.Object, frames: np.ndarray, com: np.ndarray, cop: np.ndarray,
+                 polygons: list[np.ndarray] | None) -> None:
+    """COM and COP empties and the support polygon outline on the floor, keyed per frame."""
+    collection = armature.users_collection[0]
+    old = [obj for obj in collection.objects if obj.get(HELPER_KEY) == armature.name]
+    if old:
+        data = [obj.data for obj in old if obj.data is not None]
+        bpy.data.batch_remove(old)
+        bpy.data.batch_remove([d for d in data if d.users == 0])
+    helpers = []
+    markers = (("Dancer COM", 0.06, "SPHERE", com), ("Dancer COP", 0.05, "CONE", cop))
+    for label, size, display, path in markers:
+        empty = writers.new_object(label, None, collection)
+        empty.empty_display_type = display
+        empty.empty_display_size = size
+        writers.write_object_transforms(empty, frames, locations=path)
+        helpers.append(empty)
+    projection = writers.new_object("Dancer COM Floor", None, collection)
+    projection.empty_display_type = "CIRCLE"
+    projection.empty_display_size = 0.03
+    writers.write_object_transforms(projection, frames, locations=com * np.array([1.0, 1.0, 0.0]))
+    helpers.append(projection)
+    if polygons is not None:
+        rings = np.stack([_ring(p, c) for p, c in zip(polygons, cop, strict=True)])
+        ring_edges = np.stack([np.arange(POLYGON_RING), np.roll(np.arange(POLYGON_RING), -1)], axis=1)
+        lift = 0.002
+        first = np.hstack([rings[0], np.full((POLYGON_RING, 1), lift)])
+        mesh = writers.mesh_from_arrays("Dancer Support Polygon", first, edges=ring_edges)
+        outline = writers.new_object("Dancer Support Polygon", mesh, collection)
+        for i in range(POLYGON_RING):
+            # Mesh vertex coordinates are animatable: one F-curve per coordinate plays back as is.
+            writers.write_channels(mesh, f"vertices[{i}].co", frames,
+                                   np.column_stack([rings[:, i], np.full(len(frames), lift)]),
+                                   group="Support Polygon")
+        helpers.append(outline)
+    for obj in helpers:
+        obj[HELPER_KEY] = armature.name
+        obj.parent = armature
+
+
+def plot_path() -> Path:
+    """Next to the saved .blend, else in Blender's temporary folder."""
+    if bpy.data.filepath:
+        return Path(bpy.path.abspath("//dancer_balance.png"))
+    return Path(bpy.app.tempdir or "/tmp") / "procanim_dancer_balance.png"
+
+
+def write_plot(path: Path, result: Balance | Performance) -> Path:
+    """The COM and COP projections over time (the paper's Fig. 4 and Fig. 5c)."""
+    t = result.times
+    series = [(t, result.com[:, 0], "COM anterior", (0, 114, 178)),
+              (t, result.cop[:, 0], "COP anterior", (213, 94, 0)),
+              (t, result.com[:, 1], "COM medial", (0, 158, 115)),
+              (t, result.cop[:, 1], "COP medial", (204, 121, 167))]
+    title = ("Balance test, " + result.strategy.upper() + " strategy") if isinstance(result, Balance) \
+        else "Ballet sequence: " + ", ".join(result.sequence)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line_plot_png(path, series, title=title, xlabel="time (s)", ylabel="position (m)")
+    return path
+
+
+def write_comparison_plot(path: Path, runs: dict[str, Balance]) -> Path:
+    """Fig. 4: COM and COP on the anterior axis for both strategies, from the heel to the middle."""
+    colors = {"com": ((0, 114, 178), (86, 180, 233)), "cop": ((213, 94, 0), (230, 159, 0))}
+    series = []
+    for strategy, run in runs.items():
+        dark, light = colors[strategy]
+        series.append((run.times, run.com[:, 0], f"COM ({strategy.upper()} strategy)", dark))
+        series.append((run.times, run.cop[:, 0], f"COP ({strategy.upper()} strategy)", light))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line_plot_png(path, series, title="COM vs COP strategy (anterior axis)", xlabel="time (s)",
+                  ylabel="position (m)")
+    return path
+
+
+def show_plot(path: Path) -> bpy.types.Image:
+    """Load (or reload) the plot as an image datablock (Image Editor, panel preview)."""
+    image = bpy.data.images.get(PLOT_IMAGE)
+    if image is None:
+        image = bpy.data.images.load(str(path))
+        image.name = PLOT_IMAGE
+    else:
+        image.filepath = str(path)
+        image.reload()
+    if not bpy.app.background:
+        image.preview_ensure()
+    return image
+
+
+def summary(result: Balance | Performance) -> tuple[set[str], str]:
+    if isinstance(result, Balance):
+        if result.fell:
+            return {"WARNING"}, f"The dancer fell after {result.fall_time:.2f} s; try other gains"
+        settle = "never settled" if not np.isfinite(result.settle_time) else \
+            f"settled in {result.settle_time:.2f} s"
+        return {"INFO"}, (f"{result.strategy.upper()} strategy {settle}; COP amplitude "
+                          f"{100 * result.cop_amplitude:.1f} cm")
+    if result.fell:
+        return {"WARNING"}, f"The dancer fell after {result.fall_time:.2f} s; the bake shows the fall"
+    last_start = result.phase_times[-1][1]
+    tail = result.times >= last_start
+    settle = settle_time(result.times[tail], result.com[tail], result.com_targets[-1])
+    text = "still moving at the end"
+    if np.isfinite(settle):
+        text = f"settled {settle - last_start:.2f} s into it"
+    return {"INFO"}, f"Danced {', '.join(result.sequence)} ({result.times[-1]:.1f} s); last step {text}"
+
+
+classes = (PROCANIM_OT_add_dancer, PROCANIM_OT_bake_balance)
+
+
+# --------------------------------------------------------------------------- headless CLI
+
+
+def add_cli(subparsers) -> None:
+    p = subparsers.add_parser("dance", parents=[COMMON],
+                              help="add a ballet dancer, simulate its balance and bake it")
+    p.add_argument("--height", type=float, default=1.65, help="body height in metres")
+    p.add_argument("--mass", type=float, default=55.0, help="body mass in kilograms")
+    p.add_argument("--sex", choices=("female", "male"), default="female", help="anthropometric table")
+    p.add_argument("--sequence", default="first_position,weight_shift,retire,releve",
+                   help="comma-separated: a position, then a prefix of weight_shift,retire,releve")
+    p.add_argument("--experiment", choices=("sequence", "balance"), default="sequence",
+                   help="the ballet sequence, or the heel-to-middle balance test")
+    p.add_argument("--strategy", choices=("cop", "com"), default="cop", help="balance test strategy")
+    p.add_argument("--duration", type=float, default=10.0, help="balance test seconds")
+    p.add_argument("--plot", type=Path, help="write the COM/COP plot of the bake as PNG here")
+    p.add_argument("--compare", type=Path,
+                   help="also run the balance test with both strategies and plot them (Fig. 4) here")
+    p.add_argument("--camera", action="store_true", help="add a camera and a sun framing the dancer")
+    p.set_defaults(run=_cli_dance)
+
+
+def _cli_dance(args, context) -> None:
+    steps = [s.strip() for s in args.sequence.split(",") if s.strip()]
+    if not steps:
+        raise CliError("dance: --sequence is empty")
+    known = {"weight_shift", "retire", "releve"}
+    flags = {name: name in steps[1:] for name in known}
+    unknown = [s for s in steps[1:] if s not in known]
+    if unknown:
+        raise CliError(f"dance: unknown step(s) {', '.join(unknown)}; steps are weight_shift, retire, releve")
+    call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
+    call_operator("procanim.bake_balance", experiment=args.experiment.upper(), position=steps[0].upper(),
+                  strategy=args.strategy.upper(), balance_duration=args.duration, **flags)
+    image = bpy.data.images.get(PLOT_IMAGE)
+    if args.plot is not None and image is not None:
+        args.plot.parent.mkdir(parents=True, exist_ok=True)
+        args.plot.write_bytes(Path(bpy.path.abspath(image.filepath)).read_bytes())
+        print(f"procanim: wrote {args.plot}")
+    if args.compare is not None:
+        try:
+            runs = {s: simulate_balance(s, args.duration, height=args.height, mass=args.mass, sex=args.sex)
+                    for s in ("cop", "com")}
+        except DancerError as exc:
+            raise CliError(f"dance: {exc}") from None
+        write_comparison_plot(args.compare, runs)
+        print(f"procanim: wrote {args.compare} (COP settles {runs['cop'].settle_time:.2f} s, "
+              f"COM {runs['com'].settle_time:.2f} s)")
+    if args.camera:
+        collection = writers.generator_collection(context.scene, COLLECTION, replace=False)
+        height = args.height
+        writers.add_camera_framing(context.scene, collection, (-0.4, -0.4, 0.0), (0.4, 0.5, 1.1 * height),
+                                   direction=(1.0, -0.6, 0.25))
+        writers.add_sun(collection)

@@ -1,0 +1,152 @@
+"""The ballet dancer in Blender: add, bake (sequence and balance test), round trip, errors, panel, CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import bpy
+import numpy as np
+import pytest
+from conftest import data_counts, view3d_override
+from ui_smoke import smoke_draw
+
+ROOT = Path(__file__).resolve().parents[2]
+SHORT = {"weight_shift": True, "retire": False, "releve": False, "position_time": 0.5, "shift_time": 1.5}
+
+
+@pytest.fixture()
+def dancer(ext):
+    return ext("operators.dancer")
+
+
+def _fcurves(ext, obj):
+    return ext("operators.writers").fcurves_of(obj)
+
+
+def _curve(ext, obj, path, index=0):
+    return next(fc for fc in _fcurves(ext, obj) if fc.data_path == path and fc.array_index == index)
+
+
+def test_add_dancer_from_empty_scene_builds_a_skinned_rig_sized_by_height(dancer):
+    assert bpy.ops.procanim.add_dancer(height=1.80) == {"FINISHED"}
+    armature = bpy.context.active_object
+    assert dancer.is_dancer(armature)
+    names = {b.name for b in armature.data.bones}
+    assert {"hips", "spine", "chest", "neck", "head", "thigh.L", "shin.L", "foot.L", "toe.L",
+            "upper_arm.R", "forearm.R", "hand.R"} <= names
+    assert armature.data.bones["head"].tail_local.z == pytest.approx(1.80, abs=1e-4)
+    skin = next(o for o in bpy.data.objects if o.type == "MESH" and o.parent is armature)
+    assert skin.modifiers["Armature"].object is armature
+    assert {g.name for g in skin.vertex_groups} == names
+    heights = np.array([v.co.z for v in skin.data.vertices])
+    assert heights.max() == pytest.approx(1.80, abs=0.08) and heights.min() < 0.02
+
+
+def test_add_then_bake_keys_bones_helpers_and_the_plot(dancer, ext):
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    armature = bpy.context.active_object
+    assert bpy.ops.procanim.bake_balance(**SHORT) == {"FINISHED"}
+    scene = bpy.context.scene
+    fps = scene.render.fps / scene.render.fps_base
+    assert scene.frame_end - scene.frame_start == int(2.0 * fps)
+    paths = {fc.data_path for fc in _fcurves(ext, armature)}
+    assert 'pose.bones["thigh.L"].rotation_quaternion' in paths
+    assert 'pose.bones["hips"].location' in paths
+    helpers = {o.name: o for o in bpy.data.objects if o.get(dancer.HELPER_KEY) == armature.name}
+    assert {"Dancer COM", "Dancer COP", "Dancer Support Polygon"} <= set(helpers)
+    # The weight goes onto the left foot: the COP ends to the left (+y) of where it started.
+    cop_y = _curve(ext, helpers["Dancer COP"], "location", 1)
+    assert cop_y.evaluate(scene.frame_end) > cop_y.evaluate(scene.frame_start) + 0.03
+    # The posed left foot sits on the floor under the keyed hips motion at the end.
+    scene.frame_set(scene.frame_end)
+    foot = armature.pose.bones["foot.L"]
+    assert (armature.matrix_world @ foot.head).z == pytest.approx(
+        armature.data.bones["foot.L"].head_local.z, abs=0.01)
+    polygon = helpers["Dancer Support Polygon"].data
+    assert len(polygon.vertices) == dancer.POLYGON_RING and polygon.animation_data is not None
+    image = bpy.data.images.get(dancer.PLOT_IMAGE)
+    assert image is not None and tuple(image.size) == (800, 450)
+
+
+def test_balance_test_bake_reports_and_keys(dancer, ext):
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    result = bpy.ops.procanim.bake_balance(experiment="BALANCE", strategy="COP", balance_duration=3.0)
+    assert result == {"FINISHED"}
+    com = next(o for o in bpy.data.objects if o.name == "Dancer COM")
+    x = _curve(ext, com, "location", 0)
+    scene = bpy.context.scene
+    # From over the heel to the middle of the feet.
+    assert x.evaluate(scene.frame_end) > x.evaluate(scene.frame_start) + 0.05
+
+
+def test_keys_survive_a_saved_blend(dancer, ext, tmp_path):
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    assert bpy.ops.procanim.bake_balance(**SHORT) == {"FINISHED"}
+    armature = bpy.context.active_object
+    before = _curve(ext, armature, 'pose.bones["foot.L"].rotation_quaternion', 1)
+    values = [before.evaluate(f) for f in range(1, 40, 7)]
+    path = tmp_path / "dancer.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    armature = bpy.data.objects["Dancer"]
+    assert dancer.is_dancer(armature) and dancer.dancer_parameters(armature)["height"] == pytest.approx(1.65)
+    after = _curve(ext, armature, 'pose.bones["foot.L"].rotation_quaternion', 1)
+    np.testing.assert_allclose([after.evaluate(f) for f in range(1, 40, 7)], values, atol=1e-6)
+    polygon = bpy.data.objects["Dancer Support Polygon"].data
+    assert len(_fcurves(ext, polygon)) == 3 * dancer.POLYGON_RING
+
+
+def test_bad_input_is_cancelled_and_leaves_the_scene_unchanged(dancer):
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    before = data_counts()
+    frame = bpy.context.scene.frame_current
+    with pytest.raises(RuntimeError, match="not supported"):
+        bpy.ops.procanim.bake_balance(position="FIFTH_POSITION", weight_shift=True)
+    assert data_counts() == before
+    assert bpy.context.scene.frame_current == frame
+    armature = bpy.context.active_object
+    armature[dancer.DANCER_KEY + "_height"] = 0.2
+    with pytest.raises(RuntimeError, match="height"):
+        bpy.ops.procanim.bake_balance(**SHORT)
+    assert data_counts() == before
+
+
+def test_bake_needs_a_dancer():
+    bpy.ops.object.empty_add()
+    with pytest.raises(RuntimeError, match="dancer"):
+        bpy.ops.procanim.bake_balance()
+
+
+def test_panel_draws(ext):
+    panel = ext("panels.dancer").PROCANIM_PT_dancer
+    with bpy.context.temp_override(**view3d_override()):
+        smoke_draw(panel)
+        bpy.context.scene.procanim.dancer.experiment = "BALANCE"
+        smoke_draw(panel)
+
+
+def test_presets_apply(ext):
+    presets = ext("addon.presets").load_presets("dancer")
+    for preset in presets:
+        assert bpy.ops.procanim.apply_preset(kind="dancer", name=preset["name"]) == {"FINISHED"}
+    assert bpy.context.scene.procanim.dancer.sex == "MALE"
+
+
+def test_cli_dance_writes_blend_and_plots(tmp_path):
+    out = tmp_path / "dance.blend"
+    plot, compare = tmp_path / "dance.png", tmp_path / "compare.png"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "procanim_cli.py"), "dance",
+         "--sequence", "first_position,weight_shift", "--out", str(out), "--plot", str(plot),
+         "--compare", str(compare), "--duration", "2.0"],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert out.is_file() and plot.read_bytes()[:4] == b"\x89PNG" and compare.read_bytes()[:4] == b"\x89PNG"
+    bad = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "procanim_cli.py"), "dance",
+         "--sequence", "first_position,spin"],
+        capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "spin" in bad.stderr
