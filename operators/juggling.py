@@ -1,0 +1,440 @@
+"""Juggling: a siteswap becomes a looping, keyframed scene of rigged jugglers, props and a camera."""
+
+from __future__ import annotations
+
+import colorsys
+import math
+from collections.abc import Generator
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
+from ..addon.juggling.body import (
+    arm_bone_names,
+    arm_pose_quaternions,
+    continuous_quaternions,
+    rest_skeleton,
+    yaw_matrix,
+)
+from ..addon.juggling.meshes import limb, prop_mesh, sphere
+from ..addon.juggling.model import LEFT, RIGHT
+from . import writers
+from ._base import BakeOperator
+from .cli import COMMON, call_operator
+
+COLLECTION = "Juggling"
+#: Time step of the finite differences that give Bezier slopes of rotations (seconds).
+_SLOPE_STEP = 1e-4
+#: Samples per progress step while baking.
+_CHUNK = 1500
+
+PROP_ITEMS = (
+    ("ball", "Ball", "Juggling balls"),
+    ("club", "Club", "Juggling clubs: they spin, floor(n/2) turns by default, S{n} overrides"),
+    ("ring", "Ring", "Juggling rings: they spin in their own plane"),
+)
+KEY_ITEMS = (
+    ("FRAME", "Every Frame", "One linear key per frame: exactly the sampled motion"),
+    (
+        "BEZIER",
+        "Bezier",
+        "One Bezier key per frame whose handles follow the true velocities (smooth sub-frames)",
+    ),
+)
+
+
+def juggling_properties() -> dict:
+    """The settings shared by the operator and the sidebar (fresh property objects per call)."""
+    return {
+        "siteswap": StringProperty(
+            name="Siteswap",
+            description="Pattern in Juggling Lab notation (gunswap modifiers accepted), "
+            "e.g. 3, 531, (4,4), <3p|3p>",
+            default="3",
+        ),
+        "beat_duration": FloatProperty(
+            name="Beat Duration",
+            description="Seconds between two throws (1 / throws per second); stretched slightly so a "
+            "loop is a whole number of frames",
+            default=0.3,
+            min=0.05,
+            max=2.0,
+            step=1,
+            precision=3,
+            unit="TIME_ABSOLUTE",
+        ),
+        "dwell_ratio": FloatProperty(
+            name="Dwell Ratio",
+            description="Beats a prop rests in the hand before it is thrown; a throw of n flies n minus "
+            "this many beats (Juggling Lab uses 1.3)",
+            default=1.3,
+            min=0.05,
+            max=1.95,
+            step=5,
+        ),
+        "prop_type": EnumProperty(
+            name="Prop", description="What is juggled", items=PROP_ITEMS, default="ball"
+        ),
+        "prop_size": FloatProperty(
+            name="Prop Size",
+            description="Scale of the props: 1 is a 6.8 cm ball, a 32 cm ring, a 50 cm club",
+            default=1.0,
+            min=0.25,
+            max=4.0,
+        ),
+        "chicken_wing": FloatProperty(
+            name="Chicken Wing",
+            description="How far the elbows swing out and up from hanging straight down (gunswap's "
+            "chicken-wing angle)",
+            default=0.0,
+            min=-math.pi / 2,
+            max=math.pi / 2,
+            subtype="ANGLE",
+        ),
+        "loops": IntProperty(
+            name="Loops",
+            description="Number of pattern repetitions to key; the frame range covers them exactly",
+            default=2,
+            min=1,
+            max=200,
+        ),
+        "key_style": EnumProperty(
+            name="Keys", description="How the motion is keyed", items=KEY_ITEMS, default="FRAME"
+        ),
+        "dwell_path": StringProperty(
+            name="Dwell Path",
+            description="Hand path while holding, gunswap notation in cm: (x,y,z) points from catch to "
+            "throw, x outward, y up, z forward; '.' separates throws. Empty: Juggling Lab's positions. "
+            "Mills Mess: (2.5,5)(-30,5).(-2.5,-10)(30,-10).(0,-10)(-30,-10)",
+            default="",
+        ),
+        "restitution": FloatProperty(
+            name="Bounciness",
+            description="Share of its vertical speed a prop keeps at each bounce off the floor",
+            default=0.9,
+            min=0.05,
+            max=1.0,
+        ),
+        "floor": BoolProperty(name="Floor", description="Add a floor plane under the jugglers", default=True),
+    }
+
+
+@dataclass
+class JuggleBake:
+    """Everything sampled, ready to write."""
+
+    pattern: Pattern
+    frames: np.ndarray  # absolute frame numbers of the keys
+    fps: float
+    prop_positions: np.ndarray  # (P, T, 3)
+    prop_slopes: np.ndarray | None  # (P, T, 3) per frame
+    prop_rotations: np.ndarray | None  # (P, T, 4)
+    prop_rotation_slopes: np.ndarray | None
+    arm_points: list[tuple[np.ndarray, ...]]  # per offset (0, +h, -h): shoulders, elbows, hands (J, 2, T, 3)
+    frames_per_loop: int
+
+
+def _aligned(q: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    return np.where((np.sum(q * reference, axis=-1) < 0)[..., None], -q, q)
+
+
+class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
+    """Add a looping, keyframed juggling scene from a siteswap: rigged jugglers, props and a camera"""
+
+    bl_idname = "procanim.juggle"
+    bl_label = "Add Juggling Pattern"
+    bl_options = {"REGISTER", "UNDO"}
+
+    __annotations__ = juggling_properties()
+
+    def bake(self, context: bpy.types.Context) -> Generator[float | tuple[float, str], None, JuggleBake]:
+        render = context.scene.render
+        fps = render.fps / render.fps_base
+        frame_start = context.scene.frame_start
+        bezier = self.key_style == "BEZIER"
+        yield 0.0, "planning"
+        pattern = plan_pattern(
+            parse_siteswap(self.siteswap),
+            beat_duration=self.beat_duration,
+            dwell_ratio=self.dwell_ratio,
+            prop_type=self.prop_type,
+            prop_size=self.prop_size,
+            chicken_wing=self.chicken_wing,
+            restitution=self.restitution,
+            dwell_paths=self.dwell_path,
+            frame_rate=fps,
+        )
+        frames_per_loop = round(pattern.loop_duration * fps)
+        offsets = np.arange(frames_per_loop * self.loops + 1)
+        times = offsets / fps
+        spins = pattern.prop_type != "ball"
+        positions, slopes, rotations, rotation_slopes = [], [], [], []
+        arms: list[list[tuple[np.ndarray, ...]]] = [[], [], []]
+        for start in range(0, len(times), _CHUNK):
+            t = times[start : start + _CHUNK]
+            positions.append(pattern.prop_positions(t))
+            if bezier:
+                slopes.append(pattern.prop_velocities(t) / fps)
+            if spins:
+                q = pattern.prop_orientations(t)
+                rotations.append(q)
+                if bezier:
+                    q_plus = _aligned(pattern.prop_orientations(t + _SLOPE_STEP), q)
+                    q_minus = _aligned(pattern.prop_orientations(t - _SLOPE_STEP), q)
+                    rotation_slopes.append((q_plus - q_minus) / (2 * _SLOPE_STEP * fps))
+            for slot, shift in enumerate((0.0, _SLOPE_STEP, -_SLOPE_STEP) if bezier else (0.0,)):
+                arms[slot].append(
+                    (
+                        pattern.shoulder_positions(t + shift),
+                        pattern.elbow_positions(t + shift),
+                        pattern.hand_positions(t + shift),
+                    )
+                )
+            yield min(0.95, 0.1 + 0.85 * (start + len(t)) / len(times)), "sampling"
+
+        def joined(chunks: list[np.ndarray]) -> np.ndarray | None:
+            return np.concatenate(chunks, axis=1) if chunks else None
+
+        rotations_all = joined(rotations)
+        rotation_slopes_all = joined(rotation_slopes)
+        if rotations_all is not None:
+            # Chunks were each made continuous; join them into one hemisphere-continuous track.
+            fixed = continuous_quaternions(rotations_all, axis=1)
+            if rotation_slopes_all is not None:
+                flip = np.sum(fixed * rotations_all, axis=-1) < 0
+                rotation_slopes_all[flip] *= -1
+            rotations_all = fixed
+        arm_points = [
+            tuple(np.concatenate([chunk[k] for chunk in slot], axis=2) for k in range(3))
+            for slot in arms
+            if slot
+        ]
+        return JuggleBake(
+            pattern=pattern,
+            frames=frame_start + offsets.astype(np.float64),
+            fps=fps,
+            prop_positions=joined(positions),
+            prop_slopes=joined(slopes),
+            prop_rotations=rotations_all,
+            prop_rotation_slopes=rotation_slopes_all,
+            arm_points=arm_points,
+            frames_per_loop=frames_per_loop,
+        )
+
+    def write(self, context: bpy.types.Context, result: JuggleBake) -> set[str]:
+        scene = context.scene
+        pattern = result.pattern
+        collection = writers.generator_collection(scene, COLLECTION)
+        interpolation = "BEZIER" if self.key_style == "BEZIER" else "LINEAR"
+        materials = _body_materials()
+        for juggler in range(pattern.num_jugglers):
+            _write_juggler(context, collection, result, juggler, materials, interpolation)
+        _write_props(collection, result, interpolation)
+        if self.floor:
+            _add_floor(collection, pattern)
+        _add_camera(scene, collection, result)
+        writers.add_sun(collection)
+        frames = result.frames
+        writers.set_frame_range(scene, int(frames[0]), int(frames[-1]) - 1)
+        seconds = result.frames_per_loop / result.fps
+        self.report(
+            {"INFO"},
+            f"Added {self.siteswap!r}: {pattern.num_props} props, {pattern.num_jugglers} juggler"
+            f"{'s' if pattern.num_jugglers > 1 else ''}, {self.loops} loop(s) of {seconds:.2f} s "
+            f"({result.frames_per_loop} frames, beat {pattern.beat_duration:.3f} s)",
+        )
+        if pattern.reach_warning:
+            self.report({"WARNING"}, pattern.reach_warning)
+        return {"FINISHED"}
+
+
+# ------------------------------------------------------------------------------------------ writing
+
+
+def _body_materials() -> dict[str, bpy.types.Material]:
+    return {
+        "skin": writers.principled_material("Juggler Skin", (0.80, 0.58, 0.45, 1.0), roughness=0.6),
+        "shirt": writers.principled_material("Juggler Shirt", (0.15, 0.32, 0.62, 1.0), roughness=0.8),
+        "trousers": writers.principled_material("Juggler Trousers", (0.12, 0.12, 0.14, 1.0), roughness=0.8),
+    }
+
+
+_BONE_MATERIAL = {
+    "head": "skin",
+    "neck": "skin",
+    "hand": "skin",
+    "forearm": "skin",
+    "thigh": "trousers",
+    "shin": "trousers",
+    "hips": "trousers",
+}
+
+
+def _write_juggler(
+    context: bpy.types.Context,
+    collection: bpy.types.Collection,
+    result: JuggleBake,
+    juggler: int,
+    materials: dict[str, bpy.types.Material],
+    interpolation: str,
+) -> None:
+    pattern = result.pattern
+    bones = rest_skeleton(pattern.body)
+    name = f"Juggler {juggler + 1}"
+    specs = [writers.BoneSpec(b.name, b.head, b.tail, b.parent, 0.0, b.connected) for b in bones]
+    arm = writers.armature_from_bones(context, name, specs, collection)
+    arm.location = pattern.juggler_origins[juggler]
+    arm.rotation_euler = (0.0, 0.0, float(pattern.juggler_yaws[juggler]))
+    arm.data.display_type = "STICK"
+    for bone in bones:
+        length = float(np.linalg.norm(np.subtract(bone.tail, bone.head)))
+        if bone.name == "head":
+            vertices, faces = sphere(bone.radius)
+            vertices = vertices + np.array([0.0, length * 0.45, 0.0])
+        else:
+            vertices, faces = limb(bone.radius, length)
+        part = writers.new_object(
+            f"{name} {bone.name}",
+            writers.mesh_from_arrays(f"{name} {bone.name}", vertices, faces),
+            collection,
+        )
+        part.parent = arm
+        part.parent_type = "BONE"
+        part.parent_bone = bone.name
+        # Bone children sit at the bone's tail; shift back so the mesh's origin is the bone's head.
+        part.location = (0.0, -length, 0.0)
+        kind = bone.name.split(".")[0]
+        writers.assign_material(part, materials[_BONE_MATERIAL.get(kind, "shirt")])
+        for polygon in part.data.polygons:
+            polygon.use_smooth = True
+
+    rotation = yaw_matrix(pattern.juggler_yaws[juggler])
+    origin = pattern.juggler_origins[juggler]
+    for hand in (LEFT, RIGHT):
+        _, upper_name, fore_name, _ = arm_bone_names(hand)
+        upper_rest = np.array(arm.data.bones[upper_name].matrix_local.to_3x3())
+        fore_rest = np.array(arm.data.bones[fore_name].matrix_local.to_3x3())
+        per_offset = []
+        for shoulders, elbows, hands in result.arm_points:
+            local = [(points[juggler, hand] - origin) @ rotation for points in (shoulders, elbows, hands)]
+            per_offset.append(arm_pose_quaternions(*local, upper_rest, fore_rest))
+        for which, bone_name in ((0, upper_name), (1, fore_name)):
+            q = per_offset[0][which]
+            slopes = None
+            if len(per_offset) == 3:
+                q_plus = _aligned(per_offset[1][which], q)
+                q_minus = _aligned(per_offset[2][which], q)
+                slopes = (q_plus - q_minus) / (2 * _SLOPE_STEP * result.fps)
+            arm.pose.bones[bone_name].rotation_mode = "QUATERNION"
+            writers.write_channels(
+                arm,
+                writers.pose_bone_path(bone_name, "rotation_quaternion"),
+                result.frames,
+                q,
+                bone_name,
+                interpolation,
+                slopes,
+            )
+
+
+def _write_props(collection: bpy.types.Collection, result: JuggleBake, interpolation: str) -> None:
+    pattern = result.pattern
+    vertices, faces = prop_mesh(pattern.prop_type, pattern.prop_size)
+    label = pattern.prop_type.capitalize()
+    for prop in range(pattern.num_props):
+        hue = (prop * 0.618034) % 1.0
+        color = (*colorsys.hsv_to_rgb(hue, 0.75, 0.95), 1.0)
+        mesh = writers.mesh_from_arrays(f"{label} {prop + 1}", vertices, faces)
+        for polygon in mesh.polygons:
+            polygon.use_smooth = True
+        obj = writers.new_object(f"{label} {prop + 1}", mesh, collection)
+        writers.assign_material(
+            obj, writers.principled_material(f"{label} {prop + 1}", color, roughness=0.35)
+        )
+        group = "Object Transforms"
+        location_slopes = None if result.prop_slopes is None else result.prop_slopes[prop]
+        writers.write_channels(
+            obj, "location", result.frames, result.prop_positions[prop], group, interpolation, location_slopes
+        )
+        if result.prop_rotations is not None:
+            obj.rotation_mode = "QUATERNION"
+            rotation_slopes = (
+                None if result.prop_rotation_slopes is None else result.prop_rotation_slopes[prop]
+            )
+            writers.write_channels(
+                obj,
+                "rotation_quaternion",
+                result.frames,
+                result.prop_rotations[prop],
+                group,
+                interpolation,
+                rotation_slopes,
+            )
+
+
+def _add_floor(collection: bpy.types.Collection, pattern: Pattern) -> None:
+    extent = float(np.abs(pattern.juggler_origins[:, :2]).max()) + 3.0
+    vertices = np.array(
+        [[-extent, -extent, 0.0], [extent, -extent, 0.0], [extent, extent, 0.0], [-extent, extent, 0.0]]
+    )
+    floor = writers.new_object(
+        "Floor", writers.mesh_from_arrays("Floor", vertices, [(0, 1, 2, 3)]), collection
+    )
+    writers.assign_material(
+        floor, writers.principled_material("Floor", (0.55, 0.55, 0.52, 1.0), roughness=0.9)
+    )
+
+
+def _add_camera(scene: bpy.types.Scene, collection: bpy.types.Collection, result: JuggleBake) -> None:
+    pattern = result.pattern
+    points = [result.prop_positions.reshape(-1, 3)]
+    for origin in pattern.juggler_origins:
+        points.append(origin + np.array([[0.0, 0.0, 0.0], [0.0, 0.0, pattern.body.head_top]]))
+        points.append(origin + np.array([[0.4, 0.4, 1.0], [-0.4, -0.4, 1.0]]))
+    cloud = np.concatenate(points)
+    direction = {1: (0.0, -1.0, 0.2), 2: (0.0, -1.0, 0.3)}.get(pattern.num_jugglers, (0.0, -1.0, 0.75))
+    writers.add_camera_framing(scene, collection, cloud.min(axis=0), cloud.max(axis=0), direction=direction)
+
+
+# ------------------------------------------------------------------------------------------ CLI
+
+
+def add_cli(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "juggle", help="a keyframed juggling scene from a siteswap", parents=[COMMON]
+    )
+    parser.add_argument("--siteswap", default="3", help="pattern, e.g. 531 or '<3p|3p>' (default 3)")
+    parser.add_argument("--beat-duration", type=float, default=0.3, help="seconds per beat (default 0.3)")
+    parser.add_argument("--dwell-ratio", type=float, default=1.3, help="beats in the hand (default 1.3)")
+    parser.add_argument("--prop", choices=[item[0] for item in PROP_ITEMS], default="ball", help="prop type")
+    parser.add_argument("--prop-size", type=float, default=1.0, help="prop scale (default 1)")
+    parser.add_argument("--chicken-wing", type=float, default=0.0, help="elbow lift in degrees (default 0)")
+    parser.add_argument("--loops", type=int, default=2, help="pattern repetitions to key (default 2)")
+    parser.add_argument("--keys", choices=("frame", "bezier"), default="frame", help="key style")
+    parser.add_argument("--dwell-path", default="", help="gunswap dwell path, e.g. '(30)(10)'")
+    parser.add_argument("--restitution", type=float, default=0.9, help="bounce speed ratio (default 0.9)")
+    parser.add_argument("--no-floor", action="store_true", help="leave out the floor plane")
+    parser.set_defaults(run=_cli_juggle)
+
+
+def _cli_juggle(args, context) -> None:
+    call_operator(
+        "procanim.juggle",
+        siteswap=args.siteswap,
+        beat_duration=args.beat_duration,
+        dwell_ratio=args.dwell_ratio,
+        prop_type=args.prop,
+        prop_size=args.prop_size,
+        chicken_wing=math.radians(args.chicken_wing),
+        loops=args.loops,
+        key_style=args.keys.upper(),
+        dwell_path=args.dwell_path,
+        restitution=args.restitution,
+        floor=not args.no_floor,
+    )
+
+
+classes = (PROCANIM_OT_juggle,)

@@ -1,0 +1,105 @@
+"""Juggling sub-panel: the siteswap with live feedback, timing, props, arms, presets, the button."""
+
+from __future__ import annotations
+
+import bpy
+
+from ..addon.juggling import SiteswapError, parse_siteswap
+from ..operators.juggling import juggling_properties
+from .common import GeneratorPanel, copy_settings, preset_menu
+
+
+class JugglingSettings(bpy.types.PropertyGroup):
+    """Juggling settings of this scene; the Add button copies them into procanim.juggle"""
+
+    __annotations__ = juggling_properties()
+
+
+JugglingPresetMenu = preset_menu("juggling", "Juggling Presets")
+
+# Feedback is recomputed only when the text changes, not on every redraw of the sidebar.
+_feedback_cache: dict[str, tuple[bool, str]] = {}
+
+
+def siteswap_feedback(text: str) -> tuple[bool, str]:
+    """``(valid, message)``: props, period and jugglers, or what is wrong and where."""
+    cached = _feedback_cache.get(text)
+    if cached is not None:
+        return cached
+    try:
+        siteswap = parse_siteswap(text)
+    except SiteswapError as error:
+        result = (False, str(error))
+    else:
+        props = f"{siteswap.num_props} prop{'s' if siteswap.num_props != 1 else ''}"
+        jugglers = f"{siteswap.num_jugglers} juggler{'s' if siteswap.num_jugglers != 1 else ''}"
+        result = (True, f"{props}, period {siteswap.period}, {jugglers}")
+    if len(_feedback_cache) > 256:
+        _feedback_cache.clear()
+    _feedback_cache[text] = result
+    return result
+
+
+class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
+    """Build a juggling scene from a siteswap"""
+
+    bl_label = "Juggling"
+    bl_idname = "PROCANIM_PT_juggling"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        settings = context.scene.procanim.juggling
+        layout.menu(JugglingPresetMenu.bl_idname, text="Presets", icon="PRESET")
+        layout.prop(settings, "siteswap")
+        valid, message = siteswap_feedback(settings.siteswap)
+        feedback = layout.box() if not valid else layout
+        # Long parser messages wrap over a few labels so the sidebar shows them whole.
+        for number, line in enumerate(_wrap(message, 38)):
+            feedback.label(text=line, icon=("CHECKMARK" if valid else "ERROR") if number == 0 else "BLANK1")
+
+        column = layout.column(align=True)
+        column.prop(settings, "beat_duration")
+        column.label(text=f"{1.0 / settings.beat_duration:.2f} throws per second", icon="TIME")
+        column.prop(settings, "dwell_ratio")
+        column = layout.column(align=True)
+        column.prop(settings, "prop_type")
+        column.prop(settings, "prop_size")
+        layout.prop(settings, "chicken_wing")
+        row = layout.row(align=True)
+        row.prop(settings, "loops")
+        row.prop(settings, "key_style", text="")
+        button = layout.row()
+        button.enabled = valid
+        button.scale_y = 1.4
+        copy_settings(settings, button.operator("procanim.juggle", icon="PLAY"))
+
+
+class PROCANIM_PT_juggling_more(GeneratorPanel, bpy.types.Panel):
+    """Hand paths, bounces and the floor"""
+
+    bl_label = "Hand Paths and Bounces"
+    bl_idname = "PROCANIM_PT_juggling_more"
+    bl_parent_id = "PROCANIM_PT_juggling"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        settings = context.scene.procanim.juggling
+        layout.prop(settings, "dwell_path", text="Dwell")
+        layout.label(text="cm, catch to throw: (x,y,z) ... '.' next", icon="INFO")
+        layout.prop(settings, "restitution")
+        layout.prop(settings, "floor")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines, current = [], ""
+    for word in text.split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return [*lines, current] if current else lines or [""]
+
+
+SCENE_SETTINGS = ("juggling", JugglingSettings)
+classes = (JugglingSettings, JugglingPresetMenu, PROCANIM_PT_juggling, PROCANIM_PT_juggling_more)
