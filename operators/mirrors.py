@@ -136,6 +136,40 @@ def _write_mesh(obj: bpy.types.Object, optics_mesh) -> None:
     mesh.update()
 
 
+_RECIPE_KEYS = (
+    "mirror_type",
+    "minor_axis",
+    "aperture",
+    "side",
+    "surface",
+    "resolution",
+    "plate_point",
+    "plate_normal",
+    "plate_radius",
+    "zones",
+    "zone_width",
+    "segments",
+    "zone_steps",
+    "draft",
+    "thickness",
+)
+
+
+def recipe_fingerprint(obj: bpy.types.Object) -> str:
+    """Every recipe value that shapes the mesh, as text: a change means the mesh must be rebuilt."""
+    recipe = obj.procanim.mirror
+    values = []
+    for key in _RECIPE_KEYS:
+        value = getattr(recipe, key)
+        values.append(
+            tuple(round(v, 9) for v in value)
+            if hasattr(value, "__len__") and not isinstance(value, str)
+            else value
+        )
+    focus_names = tuple(f.name if f is not None else "" for f in (recipe.focus_1, recipe.focus_2))
+    return repr((*values, focus_names))
+
+
 def rebuild_mirror(obj: bpy.types.Object) -> None:
     """Rebuild a mirror object's mesh from its recipe and its foci as they are now.
 
@@ -147,6 +181,7 @@ def rebuild_mirror(obj: bpy.types.Object) -> None:
     _write_mesh(obj, optics_mesh)
     recipe.last_focus_1 = tuple(first)
     recipe.last_focus_2 = tuple(second)
+    recipe.built_recipe = recipe_fingerprint(obj)
     recipe.status = ""
 
 
@@ -154,10 +189,13 @@ def mirror_objects(scene: bpy.types.Scene) -> list[bpy.types.Object]:
     return [obj for obj in scene.objects if obj.type == "MESH" and obj.procanim.mirror.mirror_type != "NONE"]
 
 
-def _moved(obj: bpy.types.Object) -> bool:
+def _stale(obj: bpy.types.Object) -> bool:
+    """Whether a focus has moved or the recipe was edited since the mesh was built."""
     recipe = obj.procanim.mirror
     if recipe.focus_1 is None or recipe.focus_2 is None:
         return False
+    if recipe.built_recipe != recipe_fingerprint(obj):
+        return True
     first, second = focus_positions(obj)
     return bool(
         np.max(np.abs(first - _vector(recipe.last_focus_1))) > _MOVED
@@ -165,27 +203,35 @@ def _moved(obj: bpy.types.Object) -> bool:
     )
 
 
-def _try_rebuild(obj: bpy.types.Object) -> None:
+def refresh_mirror(obj: bpy.types.Object) -> None:
+    """Rebuild ``obj`` if it is stale; a failure is kept in its status instead of raised."""
+    if not _stale(obj):
+        return
     try:
         rebuild_mirror(obj)
     except OpticsError as exc:
         # A handler cannot report to the status bar; the panel shows why the mirror did not follow.
-        obj.procanim.mirror.status = str(exc)
+        # Remember what failed, so the handler does not retry (and re-trigger itself) until it changes.
+        recipe = obj.procanim.mirror
+        recipe.built_recipe = recipe_fingerprint(obj)
+        recipe.last_focus_1, recipe.last_focus_2 = (tuple(f) for f in focus_positions(obj))
+        if recipe.status != str(exc):
+            recipe.status = str(exc)
 
 
 @persistent
 def follow_foci(scene: bpy.types.Scene, depsgraph=None) -> None:
-    """``depsgraph_update_post``: rebuild every mirror whose focus objects have moved."""
+    """``depsgraph_update_post`` and ``frame_change_post``: rebuild every mirror whose focus objects have
+    moved (by hand, by a driver or by animation) or whose recipe was edited."""
     for obj in mirror_objects(scene):
-        if _moved(obj):
-            _try_rebuild(obj)
+        refresh_mirror(obj)
 
 
 def recipe_changed(recipe, context) -> None:
-    """Property update of a mirror recipe: rebuild that mirror now."""
+    """Update callback of the stored recipe: an edit in the sidebar rebuilds the mirror at once."""
     obj = recipe.id_data
-    if isinstance(obj, bpy.types.Object) and obj.procanim.mirror.mirror_type != "NONE":
-        _try_rebuild(obj)
+    if isinstance(obj, bpy.types.Object) and obj.type == "MESH" and recipe.mirror_type != "NONE":
+        refresh_mirror(obj)
 
 
 # --------------------------------------------------------------------------- creating objects
@@ -223,13 +269,16 @@ def _new_mirror_object(name, collection, recipe_values: dict, first, second) -> 
     mesh.materials.append(_mirror_material(f"{name} Mirror"))
     obj = writers.new_object(name, mesh, collection)
     recipe = obj.procanim.mirror
-    # Set the recipe before its type, so the update callbacks do not rebuild a half-filled recipe.
     for key, value in recipe_values.items():
         if key != "mirror_type":
             setattr(recipe, key, value)
     recipe.focus_1, recipe.focus_2 = first, second
+    # Setting the type last builds the mesh once, through the recipe's update callback (4.3+).
     recipe.mirror_type = recipe_values.get("mirror_type", "ELLIPSOID")
-    rebuild_mirror(obj)
+    if _stale(obj):
+        rebuild_mirror(obj)
+    if recipe.status:
+        raise OpticsError(recipe.status)
     return obj
 
 
@@ -849,7 +898,7 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--focus-2", type=float, nargs=3, default=(0.5, 0.0, 1.0), metavar=("X", "Y", "Z"))
     parser.add_argument("--minor-axis", type=float, default=1.6, help="full minor axis in metres")
     parser.add_argument(
-        "--resolution", dest="mesh_resolution", type=int, default=24, help="mirror mesh rings"
+        "--mesh-resolution", dest="mesh_resolution", type=int, default=24, help="mirror mesh rings"
     )
     parser.add_argument("--zones", type=int, default=24, help="Fresnel zones")
     parser.add_argument("--rays", type=int, default=24, help="rays to trace")
@@ -891,11 +940,18 @@ classes = (
 )
 
 
+def _handler_lists():
+    # Edits in the viewport arrive as depsgraph updates; animated foci arrive as frame changes.
+    return (bpy.app.handlers.depsgraph_update_post, bpy.app.handlers.frame_change_post)
+
+
 def register() -> None:
-    if follow_foci not in bpy.app.handlers.depsgraph_update_post:
-        bpy.app.handlers.depsgraph_update_post.append(follow_foci)
+    for handlers in _handler_lists():
+        if follow_foci not in handlers:
+            handlers.append(follow_foci)
 
 
 def unregister() -> None:
-    while follow_foci in bpy.app.handlers.depsgraph_update_post:
-        bpy.app.handlers.depsgraph_update_post.remove(follow_foci)
+    for handlers in _handler_lists():
+        while follow_foci in handlers:
+            handlers.remove(follow_foci)

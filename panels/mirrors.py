@@ -24,10 +24,14 @@ from ..operators.mirrors import (
 )
 from .common import GeneratorPanel, copy_settings, preset_menu
 
+# With bpy 4.2 any property with an update callback segfaults the process at exit, even after it is
+# unregistered; there the depsgraph handler picks recipe edits up at the next scene update instead.
+RECIPE_UPDATE = recipe_changed if bpy.app.version >= (4, 3, 0) else None
+
 
 def _annotations_of(*sources: type, update=None, skip: tuple[str, ...] = ()) -> dict:
-    """The property annotations of operator classes / mixins, optionally with an update callback, so
-    the sidebar settings and the stored recipe use exactly the operators' names, ranges and tooltips."""
+    """The property annotations of operator classes / mixins (with an optional update callback), so the
+    sidebar settings and the stored recipe use exactly the operators' names, ranges and tooltips."""
     found: dict = {}
     for source in sources:
         for klass in reversed(source.__mro__):
@@ -69,26 +73,25 @@ MirrorObjectSettings = type(
         "__doc__": "The recipe a mirror object is rebuilt from when its foci move, and its measured spot",
         "__annotations__": {
             **_annotations_of(
-                _EllipsoidProperties, _FresnelProperties, update=recipe_changed, skip=("use_selection",)
+                _EllipsoidProperties, _FresnelProperties, update=RECIPE_UPDATE, skip=("use_selection",)
             ),
             "mirror_type": EnumProperty(
                 name="Mirror Type",
                 description="What kind of ProcAnim mirror this object is",
                 items=_MIRROR_TYPES,
                 default="NONE",
-                update=recipe_changed,
             ),
             "focus_1": PointerProperty(
                 type=bpy.types.Object,
+                update=RECIPE_UPDATE,
                 name="Focus 1",
                 description="Object whose location is the first focus; move it and the mirror follows",
-                update=recipe_changed,
             ),
             "focus_2": PointerProperty(
                 type=bpy.types.Object,
+                update=RECIPE_UPDATE,
                 name="Focus 2",
                 description="Object whose location is the second focus; move it and the mirror follows",
-                update=recipe_changed,
             ),
             "chain_id": StringProperty(
                 name="Chain", description="Name of the mirror chain this mirror belongs to (empty: none)"
@@ -105,6 +108,9 @@ MirrorObjectSettings = type(
                 name="Built Focus 2",
                 description="Second focus the mesh was last built for",
                 subtype="TRANSLATION",
+            ),
+            "built_recipe": StringProperty(
+                name="Built Recipe", description="The recipe the mesh was last built from (to notice edits)"
             ),
             "status": StringProperty(
                 name="Status", description="Why the mirror could not follow its foci (empty when it did)"
