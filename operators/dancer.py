@@ -94,7 +94,7 @@ class DancerBakeProperties:
     retire_time: FloatProperty(name="Retire Time", description="Seconds for lifting the working leg",
                                default=3.5, min=1.0, max=30.0, unit="TIME_ABSOLUTE")
     releve_time: FloatProperty(name="Releve Time", description="Seconds for the rise and the hold on the toe",
-                               default=6.5, min=2.5, max=30.0, unit="TIME_ABSOLUTE")
+                               default=7.0, min=2.5, max=30.0, unit="TIME_ABSOLUTE")
     strategy: EnumProperty(name="Strategy", description="Balance strategy of the balance test",
                            items=STRATEGY_ITEMS, default="COP")
     balance_duration: FloatProperty(name="Test Duration", description="Seconds of the balance test",

@@ -216,7 +216,7 @@ def _mjcf(bodies: list[BodySpec], radius: float) -> str:
         for spec in bodies for axis in spec.hinges]
     return "\n".join([
         '<mujoco model="procanim_dancer">',
-        '  <option timestep="0.0025" integrator="implicitfast"/>',
+        '  <option timestep="0.00333333" integrator="implicitfast"/>',
         "  <default>",
         '    <joint damping="0.5" armature="0.02"/>',
         '    <geom contype="2" conaffinity="0" condim="3" friction="1.0 0.02 0.002" '

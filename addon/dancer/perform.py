@@ -30,7 +30,7 @@ from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for
 from .support import clamp_into_hull, convex_hull
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
-PHASE_SECONDS = {"position": 1.5, "weight_shift": 3.0, "retire": 3.5, "releve": 6.5}
+PHASE_SECONDS = {"position": 1.5, "weight_shift": 3.0, "retire": 3.5, "releve": 7.0}
 BONES_FROM_BODIES = ("hips", "spine", "chest", "neck", "upper_arm.L", "forearm.L", "upper_arm.R",
                      "forearm.R", "thigh.L", "shin.L", "foot.L", "toe.L", "thigh.R", "shin.R", "foot.R",
                      "toe.R")
