@@ -259,6 +259,86 @@ def target_path(reach: float, frames: np.ndarray, start: int, end: int) -> np.nd
     )
 
 
+def arm_skin(specs: list[writers.BoneSpec], sides: int = 8) -> tuple[np.ndarray, list[list[int]], np.ndarray]:
+    """A tapered, capped tube per bone (rest pose): (vertices, faces, bone index per vertex)."""
+    vertices, faces, owners = [], [], []
+    angles = np.linspace(0.0, 2.0 * math.pi, sides, endpoint=False)
+    ring = np.stack([np.cos(angles), np.sin(angles), np.zeros(sides)], axis=1)
+    for index, spec in enumerate(specs):
+        head, tail = np.array(spec.head), np.array(spec.tail)
+        length = float(np.linalg.norm(tail - head))
+        radius = 0.12 * length
+        first = len(vertices)
+        # Bones here run along +Z, so the rings lie in XY; a small gap shows each joint.
+        for height, scale in ((0.04, 1.0), (0.96, 0.7)):
+            vertices.extend(head + (tail - head) * height + ring * radius * scale)
+        vertices.extend([head + (tail - head) * 0.0, tail])
+        bottom, top = first + 2 * sides, first + 2 * sides + 1
+        for k in range(sides):
+            a, b = first + k, first + (k + 1) % sides
+            faces.append([a, b, b + sides, a + sides])
+            faces.append([b, a, bottom])
+            faces.append([a + sides, b + sides, top])
+        owners.extend([index] * (2 * sides + 2))
+    return np.array(vertices), faces, np.array(owners)
+
+
+def uv_sphere(radius: float, rings: int = 8, segments: int = 12) -> tuple[np.ndarray, list[list[int]]]:
+    latitudes = np.linspace(0.0, math.pi, rings + 1)[1:-1]
+    longitudes = np.linspace(0.0, 2.0 * math.pi, segments, endpoint=False)
+    lat, lon = np.meshgrid(latitudes, longitudes, indexing="ij")
+    body = np.stack([np.sin(lat) * np.cos(lon), np.sin(lat) * np.sin(lon), np.cos(lat)], axis=-1).reshape(
+        -1, 3
+    )
+    vertices = np.vstack([[0.0, 0.0, 1.0], body, [0.0, 0.0, -1.0]]) * radius
+    south = len(vertices) - 1
+    faces = []
+    for j in range(segments):
+        k = (j + 1) % segments
+        faces.append([0, 1 + j, 1 + k])
+        faces.append([south, 1 + (rings - 2) * segments + k, 1 + (rings - 2) * segments + j])
+        for i in range(rings - 2):
+            a, b = 1 + i * segments, 1 + (i + 1) * segments
+            faces.append([a + j, b + j, b + k, a + k])
+    return vertices, faces
+
+
+def _add_visuals(context, collection, armature, specs, target, reach: float) -> None:
+    """Renderable stand-ins: armatures and empties do not render, meshes do."""
+    vertices, faces, owners = arm_skin(specs)
+    skin = writers.new_object(
+        "IK Arm Skin", writers.mesh_from_arrays("IK Arm Skin", vertices, faces), collection
+    )
+    for index, spec in enumerate(specs):
+        group = skin.vertex_groups.new(name=spec.name)
+        group.add([int(v) for v in np.flatnonzero(owners == index)], 1.0, "REPLACE")
+    skin.parent = armature
+    skin.modifiers.new("Armature", "ARMATURE").object = armature
+    writers.assign_material(skin, writers.principled_material("IK Arm", (0.85, 0.45, 0.12, 1.0), 0.3, 0.35))
+
+    ball_vertices, ball_faces = uv_sphere(0.04 * reach)
+    ball = writers.new_object(
+        "IK Target Ball", writers.mesh_from_arrays("IK Target Ball", ball_vertices, ball_faces), collection
+    )
+    ball.parent = target
+    writers.assign_material(
+        ball, writers.principled_material("IK Target", (0.9, 0.1, 0.15, 1.0), emission=2.0)
+    )
+
+    half = 0.9 * reach
+    floor_vertices = [(-half, -half, 0.0), (half, -half, 0.0), (half, half, 0.0), (-half, half, 0.0)]
+    floor = writers.new_object(
+        "IK Floor", writers.mesh_from_arrays("IK Floor", floor_vertices, [[0, 1, 2, 3]]), collection
+    )
+    writers.assign_material(
+        floor, writers.principled_material("IK Floor", (0.5, 0.5, 0.52, 1.0), roughness=0.8)
+    )
+    if context.scene.world is None:
+        world = bpy.data.worlds.new("IK World")
+        world.color = (0.05, 0.06, 0.08)
+        context.scene.world = world
+
+
 class PROCANIM_OT_add_ik_arm(ProcAnimOperator, bpy.types.Operator):
     """Add an armature arm with hinge axes and joint limits, a target empty that moves, and the
     settings Bake IK needs"""
@@ -304,7 +384,8 @@ class PROCANIM_OT_add_ik_arm(ProcAnimOperator, bpy.types.Operator):
             direction.parent = target
             direction.rotation_euler = (-math.pi / 2.0, 0.0, 0.0)  # arrow (Z) pointing forward, +Y
 
-        writers.add_camera_framing(scene, collection, (-reach, -0.3 * reach, 0.0), (reach, reach, reach))
+        _add_visuals(context, collection, armature, specs, target, reach)
+        writers.add_camera_framing(scene, collection, (-0.45 * reach, 0.0, 0.0), (0.45 * reach, 0.7 * reach, 0.9 * reach))
         writers.add_sun(collection)
 
         settings = armature.procanim.ik
