@@ -9,6 +9,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from .ellipsoid import (
+    SELF_HIT_FRACTION,
     Ellipsoid,
     as_point,
     as_points,
@@ -56,31 +57,40 @@ class EllipsoidMirror:
         """First hit of each ray with the cap (``t = inf`` and the origin as point on a miss)."""
         origins = as_points(origins, "origins")
         directions = as_points(directions, "directions")
+        return self.hits(origins, directions)
+
+    def hits(self, origins: np.ndarray, directions: np.ndarray):
+        """:meth:`intersect` without input checks, for (n, 3) float arrays already validated.
+
+        The cap test and the normal work on projections onto the cap axis and one 3x3 product each, so
+        a ray costs a few dozen flops and two (n, 3) temporaries.
+        """
         ellipsoid = self.ellipsoid
-        sphere_origins = ellipsoid.to_sphere(origins)
-        sphere_directions = (directions @ ellipsoid.rotation) / ellipsoid.semi_axes
+        to_sphere = ellipsoid.rotation / ellipsoid.semi_axes  # columns scaled: world -> sphere space
+        sphere_origins = origins @ to_sphere - ellipsoid.center @ to_sphere
+        sphere_directions = directions @ to_sphere
         a = np.einsum("ij,ij->i", sphere_directions, sphere_directions)
         half_b = np.einsum("ij,ij->i", sphere_origins, sphere_directions)
         c = np.einsum("ij,ij->i", sphere_origins, sphere_origins) - 1.0
         near, far = quadratic_roots(half_b, a, c)
-        t_min = ellipsoid.self_hit_distance(directions)
+        t_min = (
+            SELF_HIT_FRACTION * ellipsoid.semi_major / np.sqrt(np.einsum("ij,ij->i", directions, directions))
+        )
         cos_aperture = np.cos(self.aperture)
-        finite_near = np.where(np.isfinite(near), near, 0.0)
-        finite_far = np.where(np.isfinite(far), far, 0.0)
-        near_ok = (near > t_min) & (
-            (sphere_origins + finite_near[:, None] * sphere_directions) @ self.cap_axis >= cos_aperture
-        )
-        far_ok = (far > t_min) & (
-            (sphere_origins + finite_far[:, None] * sphere_directions) @ self.cap_axis >= cos_aperture
-        )
+        origin_along = sphere_origins @ self.cap_axis
+        direction_along = sphere_directions @ self.cap_axis
+        with np.errstate(invalid="ignore"):
+            near_ok = (near > t_min) & (origin_along + near * direction_along >= cos_aperture)
+            far_ok = (far > t_min) & (origin_along + far * direction_along >= cos_aperture)
         t = np.where(near_ok, near, np.where(far_ok, far, np.inf))
-        hit = np.isfinite(t)
+        hit = near_ok | far_ok
         t_used = np.where(hit, t, 0.0)
         points = origins + t_used[:, None] * directions
-        normals = np.zeros_like(points)
-        if np.any(hit):
-            sphere_points = sphere_origins[hit] + t_used[hit, None] * sphere_directions[hit]
-            normals[hit] = ellipsoid.sphere_normals(sphere_points)
+        sphere_points = sphere_origins + t_used[:, None] * sphere_directions
+        gradient = sphere_points @ to_sphere.T  # R @ (u / semi_axes), the outward normal direction
+        length = np.sqrt(np.einsum("ij,ij->i", gradient, gradient))
+        normals = gradient / np.where(hit, length, 1.0)[:, None]
+        normals[~hit] = 0.0
         return t, points, normals
 
     def cap_points(self, sphere_directions: np.ndarray) -> np.ndarray:
@@ -221,8 +231,12 @@ def _bounce(origins, directions, alive, hits):
     # A ray that misses keeps going straight: record a point one unit further along its line.
     new_points = np.where(hit[:, None], points, origins + directions)
     record = BounceRecord(
-        t=np.where(hit, t, np.inf), points=new_points, normals=np.where(hit[:, None], normals, 0.0),
-        hit=hit, surface=np.where(hit, surface, -1), directions=new_directions,
+        t=np.where(hit, t, np.inf),
+        points=new_points,
+        normals=np.where(hit[:, None], normals, 0.0),
+        hit=hit,
+        surface=np.where(hit, surface, -1),
+        directions=new_directions,
     )
     return new_points, new_directions, hit, record
 
@@ -274,28 +288,67 @@ def trace(surfaces: Sequence[Surface], origins, directions, bounces: int = 1) ->
     return trace_records(surfaces, origins, directions, bounces).paths
 
 
-def trace_chain(chain: MirrorChain | Sequence[Surface], origins, directions) -> TraceResult:
+def trace_chain(
+    chain: MirrorChain | Sequence[Surface],
+    origins,
+    directions,
+    chunk: int = 32768,
+    keep_records: bool = True,
+) -> TraceResult:
     """Trace rays through the mirrors in order (bounce k can only hit mirror k), as the chain is designed.
 
-    A ray that misses one mirror is lost: it keeps going straight and hits nothing after.
+    A ray that misses one mirror is lost: it keeps going straight and hits nothing after. Rays go in
+    chunks of ``chunk`` so the temporaries stay in the processor cache. Without ``keep_records`` only
+    the paths and the last bounce's record (final points, directions, hits) are kept.
     """
     mirrors = chain.mirrors if isinstance(chain, MirrorChain) else tuple(chain)
     origins = as_points(origins, "origins")
-    current_directions = unit_directions(directions)
-    if len(current_directions) != len(origins):
-        raise OpticsError(f"{len(origins)} origins but {len(current_directions)} directions")
-    current = origins
-    alive = np.ones(len(origins), dtype=bool)
-    records = []
-    for index, mirror in enumerate(mirrors):
-        t, points, normals = mirror.intersect(current, current_directions)
-        t = np.where(alive, t, np.inf)
-        surface = np.full(len(origins), index)
-        current, current_directions, alive, record = _bounce(
-            current, current_directions, alive, (t, points, normals, surface)
+    unit = unit_directions(directions)
+    if len(unit) != len(origins):
+        raise OpticsError(f"{len(origins)} origins but {len(unit)} directions")
+    count, bounces = len(origins), len(mirrors)
+    paths = np.empty((count, bounces + 2, 3))
+    paths[:, 0] = origins
+    kept = range(bounces) if keep_records else range(bounces - 1, bounces)
+    t_all = {index: np.empty(count) for index in kept}
+    normals_all = {index: np.empty((count, 3)) for index in kept}
+    hit_all = {index: np.empty(count, dtype=bool) for index in kept}
+    directions_all = {index: np.empty((count, 3)) for index in kept}
+    final_directions = np.empty((count, 3))
+    fast = [getattr(mirror, "hits", None) or mirror.intersect for mirror in mirrors]
+    for start in range(0, count, chunk):
+        rows = slice(start, start + chunk)
+        current, current_directions = origins[rows], unit[rows]
+        alive = np.ones(len(current), dtype=bool)
+        for index, intersect in enumerate(fast):
+            t, points, normals = intersect(current, current_directions)
+            hit = alive & np.isfinite(t)
+            along = np.einsum("ij,ij->i", current_directions, normals)
+            reflected = current_directions - (2.0 * along)[:, None] * normals
+            current_directions = np.where(hit[:, None], reflected, current_directions)
+            # A ray that misses keeps going straight: record a point one unit further along its line.
+            current = np.where(hit[:, None], points, current + current_directions)
+            paths[rows, index + 1] = current
+            if index in t_all:
+                t_all[index][rows] = np.where(hit, t, np.inf)
+                normals_all[index][rows] = np.where(hit[:, None], normals, 0.0)
+                hit_all[index][rows] = hit
+                directions_all[index][rows] = current_directions
+            alive = hit
+        final_directions[rows] = current_directions
+    paths[:, -1] = paths[:, -2] + final_directions
+    records = tuple(
+        BounceRecord(
+            t=t_all[index],
+            points=paths[:, index + 1],
+            normals=normals_all[index],
+            hit=hit_all[index],
+            surface=np.where(hit_all[index], index, -1),
+            directions=directions_all[index],
         )
-        records.append(record)
-    return _finish(origins, records, current, current_directions)
+        for index in kept
+    )
+    return TraceResult(paths, records)
 
 
 def cap_sample_directions(
