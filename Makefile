@@ -39,7 +39,7 @@ venvs: system-deps $(addsuffix /.stamp,$(TEST_VENVS)) .venv-pytest-blender/.stam
 # One line per generator: each bakes its showcase scene to out/<name>.blend and renders out/<name>.mp4.
 demo: system-deps .venv/.stamp
 	mkdir -p out
-	.venv/bin/python $(CLI) dance --camera --plot out/dancer_balance.png --compare out/dancer_strategies.png --out out/dancer.blend --render out/dancer.mp4 --engine workbench --resolution 640x360
+	.venv/bin/python $(CLI) dance --camera --plot out/dancer_balance.png --compare out/dancer_strategies.png --fps 12 --out out/dancer.blend --render out/dancer.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) ik --bones 4 --length 96 --out out/ik.blend --render out/ik.mp4 --engine workbench
 
 # Unit tests once (they do not touch Blender), the Blender suite on every version.

@@ -114,6 +114,10 @@ class DancerBakeProperties:
     com_velocity: FloatProperty(
         name="COM: Velocity Gain", description="Eq. 6: ankle turn per COM velocity (no unit)",
         default=_GAINS.com_velocity, min=0.0, soft_max=10.0)
+    hip_com: FloatProperty(
+        name="Hip COM Gain", description="Eq. 6 at the supporting hip once the support polygon is small "
+        "(on the toe): upper-body lean rate per COM error (1/s); 0 turns it off",
+        default=_GAINS.hip_com, min=0.0, soft_max=5.0)
 
 
 # Plain functions, not methods: a PropertyGroup with extra methods crashes Blender 4.2 at exit.
@@ -121,7 +125,7 @@ def gains_of(props) -> Gains:
     """The controller gains set on the sidebar settings or the bake operator."""
     return Gains(com_position=props.com_position, com_velocity=props.com_velocity,
                  cop_com_position=props.cop_com_position, cop_com_velocity=props.cop_com_velocity,
-                 cop_tracking=props.cop_tracking)
+                 cop_tracking=props.cop_tracking, hip_com=props.hip_com)
 
 
 def sequence_of(props) -> tuple[str, ...]:
@@ -401,7 +405,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--plot", type=Path, help="write the COM/COP plot of the bake as PNG here")
     p.add_argument("--compare", type=Path,
                    help="also run the balance test with both strategies and plot them (Fig. 4) here")
-    p.add_argument("--camera", action="store_true", help="add a camera and a sun framing the dancer")
+    p.add_argument("--fps", type=int, help="scene frame rate to bake at (fewer frames render faster)")
+    p.add_argument("--camera", action="store_true", help="add a camera, a sun and a floor for rendering")
     p.set_defaults(run=_cli_dance)
 
 
@@ -414,6 +419,10 @@ def _cli_dance(args, context) -> None:
     unknown = [s for s in steps[1:] if s not in known]
     if unknown:
         raise CliError(f"dance: unknown step(s) {', '.join(unknown)}; steps are weight_shift, retire, releve")
+    if args.fps is not None:
+        if not 1 <= args.fps <= 240:
+            raise CliError(f"dance: --fps must be between 1 and 240, got {args.fps}")
+        context.scene.render.fps, context.scene.render.fps_base = args.fps, 1.0
     call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
     call_operator("procanim.bake_balance", experiment=args.experiment.upper(), position=steps[0].upper(),
                   strategy=args.strategy.upper(), balance_duration=args.duration, **flags)
@@ -434,6 +443,10 @@ def _cli_dance(args, context) -> None:
     if args.camera:
         collection = writers.generator_collection(context.scene, COLLECTION, replace=False)
         height = args.height
-        writers.add_camera_framing(context.scene, collection, (-0.4, -0.4, 0.0), (0.4, 0.5, 1.1 * height),
-                                   direction=(1.0, -0.6, 0.25))
+        writers.add_camera_framing(context.scene, collection, (-0.25, -0.25, 0.0), (0.35, 0.45, 1.1 * height),
+                                   direction=(1.0, -0.7, 0.25), lens=50.0)
         writers.add_sun(collection)
+        floor = writers.mesh_from_arrays("Dancer Floor", [(-2, -2, 0), (2, -2, 0), (2, 2, 0), (-2, 2, 0)],
+                                         [(0, 1, 2, 3)])
+        writers.assign_material(writers.new_object("Dancer Floor", floor, collection),
+                                writers.principled_material("Dancer Floor", (0.35, 0.3, 0.25, 1.0)))

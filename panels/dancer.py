@@ -56,7 +56,7 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
         for name in ("cop_com_position", "cop_com_velocity", "cop_tracking"):
             column.prop(settings, name)
         column = box.column(align=True)
-        for name in ("com_position", "com_velocity"):
+        for name in ("com_position", "com_velocity", "hip_com"):
             column.prop(settings, name)
 
         copy_settings(settings, layout.operator("procanim.bake_balance", icon="RENDER_ANIMATION"))

@@ -32,7 +32,7 @@ class Gains:
     cop_com_velocity: float = 0.75
     cop_tracking: float = 6.0
     cop_damping: float = 0.0
-    hip_com: float = 0.0
+    hip_com: float = 1.0
 
     def validate(self) -> None:
         for name, value in self.__dict__.items():

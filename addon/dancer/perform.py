@@ -27,7 +27,7 @@ from .poses import (
     validate_sequence,
 )
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .support import clamp_into_hull, convex_hull
+from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 PHASE_SECONDS = {"position": 1.5, "weight_shift": 3.0, "retire": 3.5, "releve": 7.0}
@@ -131,6 +131,7 @@ def perform_steps(
     pose0 = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
     left = convex_hull(_contact_points(sim, ("foot.L", "toe.L")))
+    small_polygon = 0.5 * polygon_area(left)
     toe = convex_hull(_contact_points(sim, ("toe.L",)))
     # Quiet standing in the position first: hold the COM where the pose put it.
     phases = [_Phase("position", seconds["position"], pose0, "both", sim.measure().com[:2], 0.3, 0.3)]
@@ -239,9 +240,12 @@ def perform_steps(
             weights[foot_y] = -(1.0 - toe_share)
             weights[toe_y] = -toe_share
             offsets = sim.lean_offsets(lean, (lean_index, weights))
-            if phase.stance == "L" and gains.hip_com > 0:
-                # Eq. 6 at the supporting hip: tilt the upper body over the small polygon.
-                hip_lean += CONTROL_DT * lean_for_shift(gains.hip_com * (target - c) - v, 0.4 * h)
+            if gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
+                # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
+                # no stiff pendulum any more, so the upper body also leans over the support.
+                shift = gains.hip_com * ((target - c) - 0.5 * v)
+                hip_lean += CONTROL_DT * lean_for_shift(shift, 0.4 * h)
+            if gains.hip_com > 0:
                 offsets += sim.lean_offsets(hip_lean, hip_weights)
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does.
             up = sim.data.xmat[sim.root, [2, 5]]

@@ -56,6 +56,15 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
     return np.array(lower[:-1] + upper[:-1], dtype=np.float64)
 
 
+def polygon_area(hull: ArrayLike) -> float:
+    """Area of a counter-clockwise polygon (shoelace); 0 for fewer than three points."""
+    h = np.asarray(hull, dtype=np.float64).reshape(-1, 2)
+    if len(h) < 3:
+        return 0.0
+    x, y = h[:, 0], h[:, 1]
+    return float(0.5 * (x @ np.roll(y, -1) - np.roll(x, -1) @ y))
+
+
 def signed_distance_inside(point: ArrayLike, hull: ArrayLike) -> float:
     """Distance from ``point`` to the boundary of the counter-clockwise ``hull``; negative outside.
 

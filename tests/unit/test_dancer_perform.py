@@ -91,3 +91,13 @@ def test_other_positions_stand_quietly(position):
 def test_steps_from_other_positions_are_refused_with_a_reason():
     with pytest.raises(DancerError, match="first_position"):
         perform(("fifth_position", "weight_shift"))
+
+
+def test_hip_com_control_acts_only_once_the_polygon_is_small(show):
+    from addon.dancer import Gains
+
+    without = perform(DEFAULT_SEQUENCE, gains=Gains(hip_com=0.0))
+    shift_end = next(e for name, s, e in show.phase_times if name == "weight_shift")
+    before = show.times < shift_end
+    np.testing.assert_array_equal(show.com[before], without.com[before])
+    assert not np.array_equal(show.com[-200:], without.com[-200:])
