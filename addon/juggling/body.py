@@ -116,9 +116,10 @@ def continuous_quaternions(q: ArrayLike, axis: int = -2) -> Array:
     """Flip signs along ``axis`` (the time axis) so consecutive quaternions stay in one hemisphere,
     which keyframe interpolation needs."""
     q = np.moveaxis(np.array(q, dtype=np.float64), axis, 0)
-    for i in range(1, len(q)):
-        flip = np.sum(q[i] * q[i - 1], axis=-1) < 0
-        q[i][flip] *= -1
+    if len(q) > 1:
+        dots = np.sum(q[1:] * q[:-1], axis=-1)
+        flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0), axis=0)
+        q[1:] *= flips[..., None]
     return np.moveaxis(q, 0, axis)
 
 
