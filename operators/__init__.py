@@ -10,6 +10,7 @@ from . import ik
 from . import mirrors
 from . import dancer
 from . import juggling
+from . import simulation
 
 MODULES = (
     fly,
@@ -17,6 +18,7 @@ MODULES = (
     mirrors,
     dancer,
     juggling,
+    simulation,
     presets,
     render,
 )

@@ -16,8 +16,9 @@ from . import ik
 from . import mirrors
 from . import dancer
 from . import juggling
+from . import simulation
 
-MODULES = (main, ik, mirrors, fly, dancer, juggling)
+MODULES = (main, ik, mirrors, fly, dancer, juggling, simulation)
 
 
 def _settings_group(class_name: str, entries: list[tuple[str, type]], doc: str) -> type:

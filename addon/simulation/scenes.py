@@ -8,7 +8,7 @@ anchors, and the rope's bone-chain rotations.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -259,6 +259,9 @@ def build_rigid_world(
     just corners). Returns ``(world, rest_samples per body, offsets)``."""
     if not bodies:
         raise SimulationError("nothing to simulate: no bodies given")
+    # Collision samples need not be finer than a twelfth of the smallest body: more only costs time.
+    smallest = min(float(np.ptp(b.vertices, axis=0).max()) for b in bodies)
+    settings = replace(settings, particle_radius=max(settings.particle_radius, smallest / 12.0))
     spacing = 2.0 * settings.particle_radius
     samples = [surface_samples(b.vertices, b.triangles, spacing) for b in bodies]
     sizes = [len(s) for s in samples]
@@ -329,7 +332,6 @@ def rope_rest_positions(
 
 def build_rope_world(
     points: NDArray[np.float64],
-    link_length: float,
     colliders: Sequence[ColliderSurface],
     settings: SimulationSettings,
     start_trajectory: Callable[[float], ArrayLike] | None = None,
@@ -338,13 +340,12 @@ def build_rope_world(
 ) -> World:
     """A rope world: a chain of distance constraints pinned at its first (and optionally last) particle.
 
-    Trajectories ``time -> (1, 3)`` make the pins follow animated anchors.
+    Trajectories ``time -> (1, 3)`` make the pins follow animated anchors. Rest lengths are the
+    start shape's own chords, so bones built on that shape keep their lengths exactly.
     """
     world = World(points, damping=settings.damping, solver=settings.solver)
     count = len(points)
-    world.add_distance(
-        np.arange(count - 1), np.arange(1, count), rest=link_length, compliance=settings.stretch_compliance
-    )
+    world.add_distance(np.arange(count - 1), np.arange(1, count), compliance=settings.stretch_compliance)
     world.add_pin([0], start_trajectory)
     if pin_end:
         world.add_pin([count - 1], end_trajectory)

@@ -59,3 +59,35 @@ def close_pairs(points: NDArray[np.float64], radius: float) -> NDArray[np.int64]
     j = np.concatenate(found_j)
     close = np.einsum("ij,ij->i", points[i] - points[j], points[i] - points[j]) < radius * radius
     return np.stack((i[close], j[close]), axis=1)
+
+
+def close_pairs_between_groups(
+    points: NDArray[np.float64], radius: float, groups: NDArray[np.int64]
+) -> NDArray[np.int64]:
+    """Pairs closer than ``radius`` whose particles belong to different ``groups``.
+
+    Bodies only meet where their bounding boxes overlap, so each overlapping pair of groups hashes
+    just the particles inside that overlap: a pile of bodies never pays for the (many) close pairs
+    inside each body.
+    """
+    labels, member_of = np.unique(groups, return_inverse=True)
+    if len(labels) < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    order = np.argsort(member_of, kind="stable")
+    starts = np.searchsorted(member_of[order], np.arange(len(labels) + 1))
+    low = np.minimum.reduceat(points[order], starts[:-1])
+    high = np.maximum.reduceat(points[order], starts[:-1])
+    overlap = np.all((low[:, None] - radius <= high[None]) & (low[None] - radius <= high[:, None]), axis=2)
+    found = []
+    for a, b in zip(*np.nonzero(np.triu(overlap, k=1)), strict=True):
+        box_low = np.maximum(low[a], low[b]) - radius
+        box_high = np.minimum(high[a], high[b]) + radius
+        members = np.concatenate((order[starts[a] : starts[a + 1]], order[starts[b] : starts[b + 1]]))
+        inside = members[np.all((points[members] >= box_low) & (points[members] <= box_high), axis=1)]
+        if len(inside) < 2:
+            continue
+        pairs = inside[close_pairs(points[inside], radius)]
+        found.append(pairs[member_of[pairs[:, 0]] != member_of[pairs[:, 1]]])
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    return np.concatenate(found)

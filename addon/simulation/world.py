@@ -31,7 +31,7 @@ from ..geometry.rotation import (
 )
 from .colliders import BoxCollider, MeshCollider, SphereCollider, apply_friction
 from .errors import SimulationDivergedError, SimulationError
-from .spatial_hash import close_pairs
+from .spatial_hash import close_pairs, close_pairs_between_groups
 
 SOLVERS = ("gauss_seidel", "jacobi")
 Trajectory = Callable[[float], ArrayLike]
@@ -371,12 +371,17 @@ class World:
         free = self._w > 0
         gravity_step = np.where(free[:, None], self.gravity * h * h, 0.0)
         keep = (1.0 - self.damping) ** h
-        pairs = self._broad_phase(x, v, dt)
+        self._prepare_colliders(x, v, dt)
+        refresh = self._pair_refresh(v, dt, substeps)
+        pair_margin = 1.5 * self._travel(v, dt) * refresh / substeps + 0.25 * self.particle_radius
+        pairs = None
         if self._dist["i"].size and method == "gauss_seidel" and self._colours is None:
             self._colours = _edge_colouring(self._dist["i"], self._dist["j"])
         plan = self._distance_plan(h, method)
         with np.errstate(all="ignore"):
             for sub in range(substeps):
+                if self._collide_particles and sub % refresh == 0:
+                    pairs = self._particle_pairs(x, pair_margin)
                 t = self.time + (sub + 1) * h
                 start = x
                 p = x + h * v * free[:, None] + gravity_step
@@ -409,17 +414,33 @@ class World:
                 frame, f"a particle reached {speed:.3g} m/s (limit {self.max_speed:g})"
             )
 
-    def _broad_phase(self, x, v, dt) -> NDArray[np.int64] | None:
+    def _travel(self, v, dt) -> float:
+        """An upper bound of how far any particle moves in ``dt`` (from speed and gravity)."""
         fastest = float(np.sqrt(np.max(np.einsum("ij,ij->i", v, v)))) if len(v) else 0.0
-        margin = 1.5 * (fastest * dt + float(np.linalg.norm(self.gravity)) * dt * dt) + self.particle_radius
+        return fastest * dt + float(np.linalg.norm(self.gravity)) * dt * dt
+
+    def _prepare_colliders(self, x, v, dt) -> None:
+        margin = 1.5 * self._travel(v, dt) + self.particle_radius
         for collider in self._colliders:
             if isinstance(collider, MeshCollider):
                 collider.prepare(x, margin)
+
+    def _pair_refresh(self, v, dt, substeps) -> int:
+        """Substeps between particle-pair searches: a search stays valid while nothing moves more
+        than about one particle radius, and a small search radius keeps the candidate count low."""
         if not self._collide_particles:
-            return None
-        pairs = close_pairs(x, 2.0 * self.particle_radius + 2.0 * margin)
-        if self._collision_groups is not None and len(pairs):
-            pairs = pairs[self._collision_groups[pairs[:, 0]] != self._collision_groups[pairs[:, 1]]]
+            return substeps
+        travel = self._travel(v, dt)
+        if travel <= 0:
+            return substeps
+        return int(np.clip(np.floor(substeps * self.particle_radius / travel), 1, substeps))
+
+    def _particle_pairs(self, x, margin) -> NDArray[np.int64]:
+        reach = 2.0 * self.particle_radius + 2.0 * margin
+        if self._collision_groups is None:
+            pairs = close_pairs(x, reach)
+        else:
+            pairs = close_pairs_between_groups(x, reach, self._collision_groups)
         weights = self._w[pairs[:, 0]] + self._w[pairs[:, 1]] if len(pairs) else np.zeros(0)
         return pairs[weights > 0]
 

@@ -1,0 +1,294 @@
+"""Verlet / shape-matching bakes in Blender: soft bodies through PC2 and shape keys, rigid piles, ropes,
+geometry tools, clean failures, the panel and the CLI."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import bpy
+import numpy as np
+import pytest
+from conftest import data_counts, view3d_override
+from ui_smoke import smoke_draw
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = {"frame_count": 8, "substeps": 8}
+
+
+def _module(name):
+    package = next(m for m in sys.modules if m.endswith(".operators.simulation")).rsplit(".operators", 1)[0]
+    return sys.modules[f"{package}.{name}"]
+
+
+def _evaluated_local(obj, frame):
+    bpy.context.scene.frame_set(frame)
+    mesh = obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).data
+    co = np.empty(3 * len(mesh.vertices), dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def _world(obj, local):
+    matrix = np.array(obj.matrix_world, dtype=np.float64)
+    return local @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def _expected_jelly_positions(obj, frame_count, substeps):
+    """The same simulation run directly in the domain core, in the object's local space (float32)."""
+    scenes = _module("addon.simulation.scenes")
+    ops = _module("operators.simulation")
+    settings = scenes.SimulationSettings(
+        frame_count=frame_count, fps=24.0, substeps=substeps, shape_stiffness=0.2
+    )
+    world, _, _ = scenes.build_softbody_world([ops.body_of(obj)], [], settings)
+    frames = [world.positions] + [p for _, p in scenes.run_frames(world, settings, 1)]
+    inverse = np.linalg.inv(np.array(obj.matrix_world, dtype=np.float64))
+    return np.array([f @ inverse[:3, :3].T + inverse[:3, 3] for f in frames]).astype(np.float32)
+
+
+def test_jelly_from_empty_scene_bakes_to_pc2_that_plays_back_exactly_after_reload(tmp_path):
+    blend = tmp_path / "jelly.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    assert bpy.ops.procanim.add_softbody_demo() == {"FINISHED"}
+    jelly = bpy.data.objects["Jelly"]
+    assert bpy.context.selected_objects == [jelly]
+    expected = _expected_jelly_positions(jelly, **{"frame_count": 8, "substeps": 8})
+    assert bpy.ops.procanim.bake_softbody(**FAST) == {"FINISHED"}
+    cache = tmp_path / "procanim_cache" / "Jelly.pc2"
+    assert cache.exists()
+    modifier = jelly.modifiers["ProcAnim Cache"]
+    assert modifier.type == "MESH_CACHE" and modifier.filepath.startswith("//")
+    assert bpy.context.scene.frame_current == 1
+    bpy.ops.wm.save_mainfile()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    jelly = bpy.data.objects["Jelly"]
+    cached = _module("addon.simulation").read_pc2(cache).positions
+    for k in (0, 1, 4, 8):
+        played = _evaluated_local(jelly, 1 + k)
+        np.testing.assert_array_equal(played, cached[k])  # the modifier plays the file bit for bit
+        np.testing.assert_allclose(played, expected[k], rtol=0, atol=1e-6)  # float32 of the simulation
+    # It really fell and did not sink into the ground (radius 0.02 particles on z = 0).
+    assert expected[8][:, 2].min() < expected[0][:, 2].min() - 0.3
+    assert _world(jelly, expected[8].astype(np.float64))[:, 2].min() > -1e-3
+
+
+def test_unsaved_bake_goes_to_temp_folder_warns_and_rebake_replaces(tmp_path):
+    bpy.ops.procanim.add_softbody_demo(subdivisions=1)
+    jelly = bpy.data.objects["Jelly"]
+    assert bpy.ops.procanim.bake_softbody(frame_count=4, substeps=4) == {"FINISHED"}
+    path = Path(bpy.path.abspath(jelly.modifiers["ProcAnim Cache"].filepath))
+    assert path.is_relative_to(Path(bpy.app.tempdir))
+    first = path.read_bytes()
+    assert bpy.ops.procanim.bake_softbody(frame_count=6, substeps=4, damping=0.5) == {"FINISHED"}
+    assert len(jelly.modifiers) == 1
+    second = path.read_bytes()
+    assert len(second) == len(first) + 2 * 42 * 12  # two more samples of 42 vertices
+    assert [p.name for p in path.parent.iterdir() if p.name.startswith("Jelly")] == ["Jelly.pc2"]
+
+
+def test_shape_key_bake_keys_every_frame_and_replaces_the_cache_modifier():
+    bpy.ops.procanim.add_softbody_demo(subdivisions=1)
+    jelly = bpy.data.objects["Jelly"]
+    bpy.ops.procanim.bake_softbody(frame_count=4, substeps=4)
+    assert bpy.ops.procanim.bake_softbody(frame_count=4, substeps=4, cache_mode="SHAPE_KEYS") == {"FINISHED"}
+    assert "ProcAnim Cache" not in jelly.modifiers
+    names = [k.name for k in jelly.data.shape_keys.key_blocks]
+    assert names == ["Basis", "ProcAnim 0002", "ProcAnim 0003", "ProcAnim 0004", "ProcAnim 0005"]
+    key = jelly.data.shape_keys.key_blocks["ProcAnim 0005"]
+    stored = np.empty(3 * len(key.data), dtype=np.float32)
+    key.data.foreach_get("co", stored)
+    np.testing.assert_allclose(_evaluated_local(jelly, 5), stored.reshape(-1, 3), atol=1e-6)
+
+
+def test_bad_input_is_cancelled_and_leaves_the_scene_unchanged():
+    empty_mesh = bpy.data.objects.new("Nothing", bpy.data.meshes.new("Nothing"))
+    bpy.context.scene.collection.objects.link(empty_mesh)
+    empty_mesh.select_set(True)
+    before = data_counts()
+    with pytest.raises(RuntimeError, match="no vertices"):
+        bpy.ops.procanim.bake_softbody(**FAST)
+    assert data_counts() == before and len(empty_mesh.modifiers) == 0
+    with pytest.raises(RuntimeError, match="below the radius"):
+        bpy.ops.procanim.add_softbody_demo(radius=1.0, height=0.5)
+    assert data_counts() == before
+    bpy.ops.procanim.add_softbody_demo(subdivisions=1)
+    before = data_counts()
+    not_a_folder = Path(bpy.app.tempdir) / "occupied"
+    not_a_folder.write_text("a file where the cache folder should go")
+    with pytest.raises(RuntimeError, match="cannot write PC2"):
+        bpy.ops.procanim.bake_softbody(frame_count=4, substeps=4, cache_directory=str(not_a_folder))
+    jelly = bpy.data.objects["Jelly"]
+    assert data_counts() == before and len(jelly.modifiers) == 0 and jelly.data.shape_keys is None
+
+
+def test_bakes_explain_what_to_select():
+    assert not bpy.ops.procanim.bake_softbody.poll()
+    assert not bpy.ops.procanim.bake_rigid_pile.poll()
+    assert not bpy.ops.procanim.align_kabsch.poll()
+    assert bpy.ops.procanim.add_softbody_demo.poll() and bpy.ops.procanim.add_rope.poll()
+
+
+def test_rigid_pile_from_empty_scene_keys_rigid_motion_that_lands_on_the_ground():
+    assert bpy.ops.procanim.add_rigid_pile_demo(count=3) == {"FINISHED"}
+    cubes = sorted(bpy.context.selected_objects, key=lambda o: o.name)
+    starts = {c.name: np.array(c.matrix_world) for c in cubes}
+    assert bpy.ops.procanim.bake_rigid_pile(frame_count=36, substeps=10) == {"FINISHED"}
+    fcurves = _module("operators.writers").fcurves_of
+    for cube in cubes:
+        paths = {(f.data_path, f.array_index) for f in fcurves(cube)}
+        assert {("location", i) for i in range(3)} | {("rotation_quaternion", i) for i in range(4)} <= paths
+        assert all(len(f.keyframe_points) == 37 for f in fcurves(cube))
+    bpy.context.scene.frame_set(37)
+    lowest = min(_world(c, np.array([v.co for v in c.data.vertices]))[:, 2].min() for c in cubes)
+    assert -0.01 < lowest < 0.1  # the pile reached the ground and did not sink into it
+    for cube in cubes:
+        moved = np.array(cube.matrix_world)
+        np.testing.assert_allclose(
+            np.linalg.det(moved[:3, :3]), np.linalg.det(starts[cube.name][:3, :3]), rtol=1e-5
+        )
+        assert moved[2, 3] < starts[cube.name][2, 3]
+
+
+def test_add_rope_from_empty_scene_bakes_a_bone_chain_that_keeps_its_links():
+    assert bpy.ops.procanim.add_rope(frame_count=12, substeps=40) == {"FINISHED"}
+    rig = bpy.data.objects["Rope Rig"]
+    start, end = bpy.data.objects["Rope Start"], bpy.data.objects["Rope End"]
+    assert len(rig.data.bones) == 20
+    rope = bpy.data.objects["Rope"]
+    assert rope.modifiers["Rope Rig"].object == rig and len(rope.vertex_groups) == 20
+    scene = bpy.context.scene
+    heads_at = {}
+    for frame in (1, 7, 13):
+        scene.frame_set(frame)
+        bones = rig.pose.bones
+        matrix = np.array(rig.matrix_world)
+        heads = np.array([matrix[:3, :3] @ np.array(b.head) + matrix[:3, 3] for b in bones])
+        tail = matrix[:3, :3] @ np.array(bones[-1].tail) + matrix[:3, 3]
+        np.testing.assert_allclose(heads[0], start.location, atol=1e-5)
+        np.testing.assert_allclose(tail, end.location, atol=0.02)
+        links = np.linalg.norm(np.diff(np.vstack([heads, tail]), axis=0), axis=1)
+        np.testing.assert_allclose(links, [bone.length for bone in rig.data.bones], rtol=1e-5)
+        heads_at[frame] = heads
+    assert heads_at[13][10, 2] < heads_at[1][10, 2] - 0.2  # the middle swung down
+
+
+def test_rope_between_two_selected_objects_follows_them():
+    first = bpy.data.objects.new("Post A", None)
+    second = bpy.data.objects.new("Post B", None)
+    for obj, x in ((first, -0.5), (second, 0.7)):
+        bpy.context.scene.collection.objects.link(obj)
+        obj.location = (x, 0.2, 1.5)
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = second
+    assert bpy.ops.procanim.add_rope(frame_count=4, substeps=10, links=6) == {"FINISHED"}
+    assert "Rope Start" not in bpy.data.objects
+    rig = bpy.data.objects["Rope Rig"]
+    bpy.context.scene.frame_set(3)
+    np.testing.assert_allclose(rig.pose.bones[0].head, first.location, atol=1e-5)
+
+
+def test_rigid_and_soft_bakes_collide_with_marked_colliders():
+    bpy.ops.procanim.add_softbody_demo(subdivisions=1, height=1.5)
+    jelly = bpy.data.objects["Jelly"]
+    shelf_mesh = _module("operators.writers").mesh_from_arrays(
+        "Shelf", [(-2, -2, 0.6), (2, -2, 0.6), (2, 2, 0.6), (-2, 2, 0.6)], [(0, 1, 2, 3)]
+    )
+    shelf = bpy.data.objects.new("Shelf", shelf_mesh)
+    bpy.context.scene.collection.objects.link(shelf)
+    shelf.procanim.simulation.collider = True
+    bpy.context.view_layer.objects.active = jelly
+    assert bpy.ops.procanim.bake_softbody(frame_count=24, substeps=10) == {"FINISHED"}
+    resting = _world(jelly, _evaluated_local(jelly, 25).astype(np.float64))
+    assert resting[:, 2].min() > 0.6 - 0.02  # held by the shelf, far above the ground
+
+
+def test_fit_line_plane_and_kabsch_align():
+    rng = np.random.default_rng(0)
+    direction = np.array([1.0, 2.0, 2.0]) / 3.0
+    points = np.outer(np.linspace(-1, 1, 30), direction) + rng.normal(scale=0.01, size=(30, 3)) + [0, 0, 1]
+    writers = _module("operators.writers")
+    line_obj = bpy.data.objects.new("Samples", writers.mesh_from_arrays("Samples", points))
+    bpy.context.scene.collection.objects.link(line_obj)
+    bpy.context.view_layer.objects.active = line_obj
+    assert bpy.ops.procanim.fit_line() == {"FINISHED"}
+    arrow = bpy.data.objects["Samples Line"]
+    z_axis = np.array(arrow.matrix_world)[:3, 2]
+    assert abs(z_axis @ direction) > 0.999
+    flat = np.c_[rng.uniform(-1, 1, (40, 2)), np.zeros(40)] @ np.linalg.qr(rng.normal(size=(3, 3)))[0].T
+    plane_obj = bpy.data.objects.new("Flat", writers.mesh_from_arrays("Flat", flat))
+    bpy.context.scene.collection.objects.link(plane_obj)
+    bpy.context.view_layer.objects.active = plane_obj
+    assert bpy.ops.procanim.fit_plane() == {"FINISHED"}
+    normal = np.array(bpy.data.objects["Flat Plane"].matrix_world)[:3, 2]
+    assert np.allclose(flat @ normal, (flat @ normal).mean(), atol=1e-6)
+
+    shape = rng.normal(size=(12, 3))
+    target = bpy.data.objects.new("Target", writers.mesh_from_arrays("Target", shape))
+    source = bpy.data.objects.new("Source", writers.mesh_from_arrays("Source", shape))
+    for obj in (target, source):
+        bpy.context.scene.collection.objects.link(obj)
+        obj.select_set(True)
+    target.location = (1.0, -2.0, 0.5)
+    target.rotation_euler = (0.3, -0.7, 1.1)
+    bpy.context.view_layer.objects.active = target
+    bpy.context.view_layer.update()
+    assert bpy.ops.procanim.align_kabsch() == {"FINISHED"}
+    np.testing.assert_allclose(np.array(source.matrix_world), np.array(target.matrix_world), atol=1e-5)
+    other = bpy.data.objects.new("Other", writers.mesh_from_arrays("Other", shape[:5]))
+    bpy.context.scene.collection.objects.link(other)
+    source.select_set(False)
+    other.select_set(True)
+    before = np.array(other.matrix_world)
+    with pytest.raises(RuntimeError, match="corresponding vertices"):
+        bpy.ops.procanim.align_kabsch()
+    np.testing.assert_array_equal(np.array(other.matrix_world), before)
+
+
+def test_panel_draws_in_an_empty_scene_and_with_a_mesh_active():
+    panel = _module("panels.simulation").PROCANIM_PT_simulation
+    with bpy.context.temp_override(**view3d_override()):
+        record = smoke_draw(panel)
+    assert {"procanim.add_softbody_demo", "procanim.bake_softbody", "procanim.add_rope"} <= set(
+        record.operators
+    )
+    bpy.ops.procanim.add_softbody_demo(subdivisions=1)
+    with bpy.context.temp_override(**view3d_override()):
+        record = smoke_draw(panel)
+    assert "SimulationObjectSettings.collider" in record.properties
+
+
+@pytest.mark.parametrize("name", ["Jelly", "Rubber", "Rope", "Chain", "Stiff"])
+def test_presets_apply(name):
+    assert bpy.ops.procanim.apply_preset(kind="simulation", name=name) == {"FINISHED"}
+
+
+def test_cli_simulate_saves_a_baked_rope(tmp_path):
+    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
+    out = tmp_path / "rope.blend"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "procanim_cli.py"),
+            "simulate",
+            "--scene",
+            "rope",
+            "--length",
+            "6",
+            "--substeps",
+            "5",
+            "--out",
+            str(out),
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    rig = bpy.data.objects["Rope Rig"]
+    fcurves = _module("operators.writers").fcurves_of(rig)
+    assert fcurves and all(len(f.keyframe_points) == 7 for f in fcurves)
