@@ -606,6 +606,7 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
             errors=np.concatenate([p.errors for p in parts]),
             iterations=np.concatenate([p.iterations for p in parts]),
             reachable=np.concatenate([p.reachable for p in parts]),
+            direction_errors=np.concatenate([p.direction_errors for p in parts]),
         )
         return BakeJob(armature, bone_chain, frames, result)
 
@@ -622,6 +623,8 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
             f"Baked {len(job.bone_chain.bone_names)} bones over {len(job.frames)} frames; worst miss "
             f"{result.errors[worst]:.4g} m at frame {int(job.frames[worst])}"
         )
+        if result.direction_errors.any():
+            message += f"; worst aim error {math.degrees(float(result.direction_errors.max())):.3g} deg"
         if out_of_reach:
             message += f"; target out of reach on {out_of_reach} frame(s)"
         self.report({"WARNING"} if result.errors[worst] > self._tolerance(job) else {"INFO"}, message)

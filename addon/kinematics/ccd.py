@@ -26,6 +26,7 @@ from .chain import (
     initial_rotations,
     is_reachable,
     scalar_pose,
+    twist_for_hinge,
 )
 
 
@@ -94,6 +95,10 @@ def _sweep(
         step = sq.qbetween(source, wanted)
         new = sq.qnormalize(sq.qmul(step, old))
         constrained = layout.constrained[i]
+        if direction is not None and i < n - 1 and layout.planar_tail[i] and layout.axes[i] is None:
+            # The hinged rest of the arm moves in one plane, which must hold the goal direction.
+            new = twist_for_hinge(layout, i, new, sq.qrot(to_local, direction))
+            constrained = True
         if constrained:
             new = constrain_joint(layout, i, new)
             step = sq.qmul(new, sq.qconj(old))
@@ -194,8 +199,22 @@ def ccd_solution(
         return a.error <= tolerance and a.direction_error <= direction_tolerance
 
     current = _attempt(layout, start, goal, unit_direction, tolerance, direction_tolerance, max_iterations)
-    best = current
     total = current.iterations
+    if not solved(current) and reachable and restarts > 0 and any(q != sq.IDENTITY for q in start):
+        # A warm start (the previous frame) can sit in a fold; the rest pose is the first restart.
+        fresh = _attempt(
+            layout,
+            [sq.IDENTITY] * len(start),
+            goal,
+            unit_direction,
+            tolerance,
+            direction_tolerance,
+            max_iterations,
+        )
+        total += fresh.iterations
+        if fresh.score(layout.lengths[-1]) < current.score(layout.lengths[-1]):
+            current = fresh
+    best = current
     last = layout.lengths[-1]
     rng = random.Random(seed)
     for k in range(restarts if reachable else 0):

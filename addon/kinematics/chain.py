@@ -303,6 +303,39 @@ def constrain_joint(layout: _ScalarChain, i: int, q: sq.Quat) -> sq.Quat:
     return q
 
 
+def twist_for_hinge(layout: _ScalarChain, i: int, q: sq.Quat, wanted: sq.Vec) -> sq.Quat:
+    """Twist ball joint ``i`` (local rotation ``q``) about its bone so that the hinge of joint
+    ``i + 1`` can swing along ``wanted`` (in joint i's frame at zero rotation): the hinge axis is
+    turned perpendicular to it, by the smallest twist.
+
+    Neither FABRIK's aiming nor CCD's from-to steps twist a shoulder on purpose, so without this
+    an elbow hinge stays near its rest plane and a goal (or a goal direction) off it is missed.
+    """
+    bone = sq.unit(sq.qrot(q, layout.local_offsets[i]))  # joint-local
+    assert bone is not None
+    # The child's hinge axis and the wanted direction, both in joint i's local frame.
+    hinge = sq.qrot(q, sq.qrot(layout.joint_rests[i + 1], layout.axes[i + 1]))  # type: ignore[arg-type]
+    along = sq.scale(bone, sq.dot(hinge, bone))
+    across = sq.sub(hinge, along)
+    a = sq.dot(along, wanted)
+    b = sq.dot(across, wanted)
+    c = sq.dot(sq.cross(bone, across), wanted)
+    radius = math.hypot(b, c)
+    if radius < 1e-12:
+        return q
+    phase = math.atan2(c, b)
+    # hinge(theta) . wanted = a + radius cos(theta - phase); make it zero with the smallest turn.
+    if abs(a) >= radius:
+        candidates = [phase + (math.pi if a > 0.0 else 0.0)]
+    else:
+        spread = math.acos(-a / radius)
+        candidates = [phase + spread, phase - spread]
+    theta = min((math.remainder(t, 2.0 * math.pi) for t in candidates), key=abs)
+    twisted = sq.qmul(sq.qaxis_angle(bone, theta), q)
+    limits = layout.limits[i]
+    return twisted if limits is None else sq.clamp_euler(twisted, limits)
+
+
 def pose_arrays(chain: Chain, rotations: list[sq.Quat]) -> tuple[Array, Array]:
     q = qt.normalize(np.array(rotations, dtype=np.float64))
     return q, forward_kinematics(chain, q)

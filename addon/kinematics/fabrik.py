@@ -26,6 +26,7 @@ from .chain import (
     initial_rotations,
     is_reachable,
     scalar_pose,
+    twist_for_hinge,
 )
 
 
@@ -63,41 +64,6 @@ def _aim_joint(
     return q
 
 
-def _twist_for_hinge(
-    layout: _ScalarChain, i: int, zero: sq.Quat, q: sq.Quat, child_wanted: sq.Vec
-) -> sq.Quat:
-    """Twist ball joint ``i`` about its bone so the hinge of joint ``i + 1`` can swing its bone
-    along ``child_wanted`` (world): the hinge axis is turned perpendicular to it.
-
-    Without this, positions-only FABRIK never twists a shoulder, so an elbow hinge stays in the
-    rest plane and most targets are out of its reach.
-    """
-    bone = sq.unit(sq.qrot(q, layout.local_offsets[i]))  # joint-local
-    assert bone is not None
-    # The child's hinge axis and the wanted direction, both in joint i's local frame.
-    hinge = sq.qrot(q, sq.qrot(layout.joint_rests[i + 1], layout.axes[i + 1]))  # type: ignore[arg-type]
-    wanted = sq.qrot(sq.qconj(zero), child_wanted)
-    along = sq.scale(bone, sq.dot(hinge, bone))
-    across = sq.sub(hinge, along)
-    a = sq.dot(along, wanted)
-    b = sq.dot(across, wanted)
-    c = sq.dot(sq.cross(bone, across), wanted)
-    radius = math.hypot(b, c)
-    if radius < 1e-12:
-        return q
-    phase = math.atan2(c, b)
-    # hinge(theta) . wanted = a + radius cos(theta - phase); make it zero with the smallest turn.
-    if abs(a) >= radius:
-        candidates = [phase + (math.pi if a > 0.0 else 0.0)]
-    else:
-        spread = math.acos(-a / radius)
-        candidates = [phase + spread, phase - spread]
-    theta = min((math.remainder(t, 2.0 * math.pi) for t in candidates), key=abs)
-    twisted = sq.qmul(sq.qaxis_angle(bone, theta), q)
-    limits = layout.limits[i]
-    return twisted if limits is None else sq.clamp_euler(twisted, limits)
-
-
 def reach_forward(
     layout: _ScalarChain,
     rotations: list[sq.Quat],
@@ -119,11 +85,21 @@ def reach_forward(
     for i in range(len(rotations)):
         zero = sq.qmul(orientation, layout.joint_rests[i])
         wanted_world = direction if (direction is not None and i == last) else sq.sub(points[i + 1], position)
+        planar_aim = direction is not None and i < last and layout.planar_tail[i] and layout.axes[i] is None
+        if planar_aim:
+            # The arm from here on will lie in the plane through this joint, the goal and the goal
+            # direction: aim this bone within that plane too.
+            normal = sq.unit(sq.cross(sq.sub(points[-1], position), direction))
+            if normal is not None:
+                wanted_world = sq.sub(wanted_world, sq.scale(normal, sq.dot(wanted_world, normal)))
         q = _aim_joint(layout, i, sq.qrot(sq.qconj(zero), wanted_world), cones[i], rotations[i])
         if layout.axes[i] is None and i < last and layout.axes[i + 1] is not None:
-            # A planar remainder must contain the goal; otherwise aim the hinge at the next point.
-            ahead = points[-1] if layout.planar_tail[i] else points[i + 2]
-            q = _twist_for_hinge(layout, i, zero, q, sq.sub(ahead, points[i + 1]))
+            # A planar remainder must contain the goal; otherwise aim the next hinge at the next point.
+            if layout.planar_tail[i] and direction is not None:
+                along = direction  # the plane must hold the goal direction too
+            else:
+                along = sq.sub(points[-1] if layout.planar_tail[i] else points[i + 2], points[i + 1])
+            q = twist_for_hinge(layout, i, q, sq.qrot(sq.qconj(zero), along))
         orientation = sq.qmul(zero, q)
         position = sq.add(position, sq.qrot(orientation, layout.local_offsets[i]))
         new_rotations.append(q)
@@ -207,13 +183,43 @@ def fabrik_solution(
     cones: list[float | None],
     direction_tolerance: float,
 ) -> Solution:
-    """:func:`solve_fabrik` on checked tuples (a bake calls this once per frame)."""
+    """:func:`solve_fabrik` on checked tuples (a bake calls this once per frame).
+
+    A warm start that stalls short of a reachable goal is retried once from the rest pose:
+    tracking can carry a pose into a fold that FABRIK does not leave, which a cold start avoids.
+    """
     layout = chain.scalar_layout()
+    reachable = is_reachable(chain, goal, unit_direction)
+    limits = (tolerance, direction_tolerance, max_iterations)
+    solved = _fabrik_attempt(layout, goal, unit_direction, start, limits, cones, reachable)
+    iterations = solved[-1]
+    converged = solved[2] <= tolerance and solved[3] <= direction_tolerance
+    if not converged and reachable and any(q != sq.IDENTITY for q in start):
+        rest = [sq.IDENTITY] * len(start)
+        fresh = _fabrik_attempt(layout, goal, unit_direction, rest, limits, cones, reachable)
+        iterations += fresh[-1]
+        last = layout.lengths[-1]
+        if fresh[2] + fresh[3] * last < solved[2] + solved[3] * last:
+            solved = fresh
+            converged = solved[2] <= tolerance and solved[3] <= direction_tolerance
+    rotations, positions, error, direction_error, _ = solved
+    return Solution(rotations, positions, error, direction_error, iterations, reachable, converged)
+
+
+def _fabrik_attempt(
+    layout: _ScalarChain,
+    goal: sq.Vec,
+    unit_direction: sq.Vec | None,
+    start: list[sq.Quat],
+    limits: tuple[float, float, int],
+    cones: list[float | None],
+    reachable: bool,
+) -> tuple[list[sq.Quat], list[sq.Vec], float, float, int]:
+    tolerance, direction_tolerance, max_iterations = limits
     rotations_now = start
     orientations, positions = scalar_pose(layout, rotations_now)
     error, direction_error = _errors(layout, positions, orientations, goal, unit_direction)
     last = layout.lengths[-1]
-    reachable = is_reachable(chain, goal, unit_direction)
     best = (error + direction_error * last, rotations_now, positions, error, direction_error)
     iterations = 0
     kicks = 0
@@ -242,8 +248,7 @@ def fabrik_solution(
             orientations, positions = scalar_pose(layout, rotations_now)
             error, direction_error = _errors(layout, positions, orientations, goal, unit_direction)
     _, rotations_now, positions, error, direction_error = best
-    converged = error <= tolerance and direction_error <= direction_tolerance
-    return Solution(rotations_now, positions, error, direction_error, iterations, reachable, converged)
+    return rotations_now, positions, error, direction_error, iterations
 
 
 def rotations_from_positions(chain: Chain, positions: ArrayLike) -> np.ndarray:

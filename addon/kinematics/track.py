@@ -23,13 +23,15 @@ class Solver(StrEnum):
 @dataclass(frozen=True, eq=False)
 class TrackResult:
     """Per-frame local rotations ``(T, n, 4)`` (sign-continuous, ready for keys), joint positions
-    ``(T, n + 1, 3)``, miss distances ``(T,)``, sweeps ``(T,)`` and reachability ``(T,)``."""
+    ``(T, n + 1, 3)``, miss distances ``(T,)``, sweeps ``(T,)``, reachability ``(T,)`` and the
+    angle between the last bone and the goal direction ``(T,)`` (zeros without directions)."""
 
     rotations: Array
     positions: Array
     errors: Array
     iterations: NDArray[np.int64]
     reachable: NDArray[np.bool_]
+    direction_errors: Array
 
     @property
     def worst_error(self) -> float:
@@ -113,4 +115,5 @@ def track(
         errors=np.array([s.error for _, s in solutions], dtype=np.float64),
         iterations=np.array([s.iterations for _, s in solutions], dtype=np.int64),
         reachable=np.array([s.reachable for _, s in solutions], dtype=bool),
+        direction_errors=np.array([s.direction_error for _, s in solutions], dtype=np.float64),
     )

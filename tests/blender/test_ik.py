@@ -119,6 +119,12 @@ def test_baked_range_plays_back_to_the_same_joints_after_save_and_reload(tmp_pat
         return np.array(out)
 
     before = joints()
+    aim = bpy.data.objects["IK Direction"]
+    for frame in frames:  # 5-DoF: the hand also points along the arrow
+        scene.frame_set(frame)
+        hand = armature.matrix_world.to_3x3() @ armature.pose.bones[names[-1]].y_axis
+        arrow = aim.matrix_world.to_3x3().normalized().col[2]
+        assert hand.angle(arrow) < 2e-3
     path = tmp_path / "ik.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -199,6 +205,23 @@ def test_bad_input_is_cancelled_and_leaves_the_scene_unchanged():
     assert data_counts() == before
     assert armature.animation_data is None  # no action, no keys: nothing half-written
     assert all(abs(b.rotation_quaternion[0] - 1.0) < 1e-9 for b in armature.pose.bones)
+
+
+def test_closest_edge_points_works_in_edit_mode():
+    mesh = bpy.data.meshes.new("Edges")
+    mesh.from_pydata([(0, 0, 0), (0, 2, 0), (-1, 1, 3), (1, 1, 3)], [(0, 1), (2, 3)], [])
+    obj = bpy.data.objects.new("Edges", mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.location = (0, 0, 1)
+    bpy.context.view_layer.objects.active = obj
+    for edge in mesh.edges:
+        edge.select = True
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        bpy.ops.object.mode_set(mode="EDIT")
+        assert bpy.ops.procanim.closest_edge_points() == {"FINISHED"}
+        bpy.ops.object.mode_set(mode="OBJECT")
+    assert np.allclose(bpy.data.objects["Closest A"].location, (0, 1, 1))
+    assert np.allclose(bpy.data.objects["Closest B"].location, (0, 1, 4))
 
 
 def test_closest_edge_points_marks_both_points_and_the_distance(ik):

@@ -288,3 +288,29 @@ def test_tracking_in_chunks_equals_one_call(solver):
         seed=25,
     )
     assert np.allclose(np.concatenate([first.rotations, rest.rotations]), whole.rotations, atol=1e-12)
+
+
+def test_ccd_aims_a_hinged_arm_five_dof_by_twisting_the_shoulder():
+    # Goals that are feasible by construction: the hand of a smooth joint-space motion.
+    chain = shoulder_elbow_wrist_chain()
+    phase = np.linspace(0.0, 2.0 * math.pi, 60)
+    shoulder = quaternions.from_axis_angle(np.stack([np.cos(phase), np.sin(phase), 0.3 + 0 * phase], 1), 0.8)
+    elbow = quaternions.from_axis_angle([1.0, 0, 0], 0.6 + 0.4 * np.sin(phase))
+    wrist = quaternions.from_axis_angle([1.0, 0, 0], 0.5 - 0.3 * np.cos(2 * phase))
+    joints = forward_kinematics(chain, np.stack([shoulder, elbow, wrist], axis=1))
+    targets, directions = joints[:, -1], joints[:, -1] - joints[:, -2]
+    # Position and aim pull against each other, so CCD creeps: give it a bigger budget.
+    result = track(
+        chain, targets, solver="CCD", directions=directions, tolerance=1e-3, iterations_per_frame=300
+    )
+    assert result.worst_error <= 1e-3
+    assert result.direction_errors.max() <= 1e-3
+    assert np.allclose(quaternions.rotate(result.rotations[:, 1:], [1.0, 0, 0]), [1.0, 0, 0], atol=1e-9)
+
+
+def test_fabrik_tracks_a_five_dof_ball_arm():
+    chain = six_bone_chain()
+    targets = figure_of_eight(chain.reach, 60)
+    directions = np.tile([0.0, 0.6, 0.8], (60, 1))
+    result = track(chain, targets, solver="FABRIK", directions=directions, tolerance=1e-3)
+    assert result.worst_error <= 1e-3 and result.direction_errors.max() <= 1e-3
