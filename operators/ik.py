@@ -385,7 +385,9 @@ class PROCANIM_OT_add_ik_arm(ProcAnimOperator, bpy.types.Operator):
             direction.rotation_euler = (-math.pi / 2.0, 0.0, 0.0)  # arrow (Z) pointing forward, +Y
 
         _add_visuals(context, collection, armature, specs, target, reach)
-        writers.add_camera_framing(scene, collection, (-0.45 * reach, 0.0, 0.0), (0.45 * reach, 0.7 * reach, 0.9 * reach))
+        writers.add_camera_framing(
+            scene, collection, (-0.45 * reach, 0.0, 0.0), (0.45 * reach, 0.7 * reach, 0.9 * reach)
+        )
         writers.add_sun(collection)
 
         settings = armature.procanim.ik
