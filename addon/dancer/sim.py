@@ -18,6 +18,7 @@ the pelvis stays level (section 4.1).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -144,8 +145,9 @@ class DancerSim:
         in_contact = np.zeros(len(CONTACT_BODIES), dtype=bool)
         if n == 0:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
-        geoms = d.contact.geom[:n]
-        pos = d.contact.pos[:n]
+        contact = d.contact  # each attribute access builds a wrapper: take it once
+        geoms = contact.geom[:n]
+        pos = contact.pos[:n]
         forces = self.normal_forces(n)
         other = np.where(geoms[:, 0] == self.floor, geoms[:, 1], geoms[:, 0])
         owner = self.contact_body[other]
@@ -179,12 +181,12 @@ class DancerSim:
 
     def fallen(self, meas: Measurement) -> bool:
         d = self.data
-        if not (np.all(np.isfinite(d.qpos)) and np.all(np.isfinite(d.qvel))):
+        # One NaN or inf anywhere makes the sums non-finite: two reductions check everything.
+        if not math.isfinite(float(d.qpos.sum()) + float(d.qvel.sum())):
             return True
         if meas.com[2] < 0.8 * self.rest_com_height:
             return True
-        chest_up = d.xmat[self.chest].reshape(3, 3)[2, 2]
-        return bool(chest_up < 0.7)
+        return bool(d.xmat[self.chest, 8] < 0.7)
 
     # -- acting --------------------------------------------------------------------------------
 
