@@ -101,3 +101,11 @@ def test_hip_com_control_acts_only_once_the_polygon_is_small(show):
     before = show.times < shift_end
     np.testing.assert_array_equal(show.com[before], without.com[before])
     assert not np.array_equal(show.com[-200:], without.com[-200:])
+
+
+def test_upper_body_stays_vertical_throughout(show):
+    from addon.dancer.sim import _quat_mul
+
+    chest = _quat_mul(_quat_mul(show.rotations["hips"], show.rotations["spine"]), show.rotations["chest"])
+    up_z = 1.0 - 2.0 * (chest[:, 1] ** 2 + chest[:, 2] ** 2)
+    assert np.degrees(np.arccos(np.clip(up_z, -1.0, 1.0))).max() < 3.0
