@@ -42,6 +42,7 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) dance --camera --plot out/dancer_balance.png --compare out/dancer_strategies.png --fps 12 --out out/dancer.blend --render out/dancer.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) ik --bones 4 --length 96 --out out/ik.blend --render out/ik.mp4 --engine workbench
 	.venv/bin/python $(CLI) juggle --siteswap '<3p|3p>' --prop club --loops 1 --out out/juggling.blend --render out/juggling.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) mirror --stage --rays 16 --travel-frames 16 --frames 16 --out out/mirrors.blend --render out/mirrors.mp4 --engine cycles --samples 16 --resolution 320x180
 
 # Unit tests once (they do not touch Blender), the Blender suite on every version.
 test: venvs $(ZIP)

@@ -829,7 +829,7 @@ def _ray_curves(result, arrived, target, path_before, overshoot: float, collecti
             "co", np.hstack([points, np.ones((len(points), 1))]).astype(np.float32).ravel()
         )
     curve.materials.append(
-        writers.principled_material("Light Ray", (1.0, 0.85, 0.3, 1.0), roughness=1.0, emission=6.0)
+        writers.principled_material("Light Ray", (1.0, 0.85, 0.3, 1.0), roughness=1.0, emission=3.0)
     )
     return writers.new_object("Light Rays", curve, collection)
 
@@ -838,25 +838,41 @@ def _ray_curves(result, arrived, target, path_before, overshoot: float, collecti
 
 
 def add_demo_stage(context, obj: bpy.types.Object) -> None:
-    """A glowing bead at the first focus, a white sensor bead at the second and a camera on both: in a
-    Cycles render the sensor lights up where the mirror concentrates the bead's light."""
+    """A glowing bead at the first focus, a white sensor bead at the second, an identical control bead
+    as far from the light on the other side, a black world and a camera: in a Cycles render the sensor
+    bead shines where the mirror concentrates the light, the control bead only gets the direct light."""
     first, second = focus_positions(obj)
     size = float(np.linalg.norm(second - first))
     collection = writers.generator_collection(context.scene, "Mirror Stage", replace=True)
-    for name, where, emission in (("Light Bead", first, 400.0), ("Sensor Bead", second, 0.0)):
+    beads = (
+        ("Light Bead", first, 15.0),
+        ("Sensor Bead", second, 0.0),
+        ("Control Bead", 2.0 * first - second, 0.0),
+    )
+    for name, where, emission in beads:
         mesh = _ico_sphere(name, where, 0.04 * size)
         bead = writers.new_object(name, mesh, collection)
         colour = (1.0, 0.9, 0.6, 1.0) if emission else (0.9, 0.9, 0.9, 1.0)
         writers.assign_material(bead, writers.principled_material(name, colour, emission=emission))
-    vertices = writers.mesh_vertices(obj.data) @ np.array(obj.matrix_world.to_3x3()).T + np.array(
-        obj.matrix_world.translation
+    matrix = np.array(obj.matrix_world, dtype=np.float64)
+    vertices = writers.mesh_vertices(obj.data) @ matrix[:3, :3].T + matrix[:3, 3]
+    points = np.vstack([vertices, [where for _, where, _ in beads]])
+    writers.add_camera_framing(
+        context.scene, collection, points.min(axis=0), points.max(axis=0), direction=(0.25, -1.0, 0.12)
     )
-    low = np.minimum(vertices.min(axis=0), np.minimum(first, second))
-    high = np.maximum(vertices.max(axis=0), np.maximum(first, second))
-    writers.add_camera_framing(context.scene, collection, low, high, direction=(0.2, -1.0, 0.35))
-    world = context.scene.world or bpy.data.worlds.new("Mirror World")
+    world = bpy.data.worlds.new("Mirror World")
     context.scene.world = world
-    world.color = (0.01, 0.01, 0.012)
+    world.color = (0.0, 0.0, 0.0)
+    if world.node_tree is None:  # before 5.0 a new world has no node tree until asked for
+        world.use_nodes = True
+    background = next(n for n in world.node_tree.nodes if n.type == "BACKGROUND")
+    background.inputs["Color"].default_value = (0.012, 0.014, 0.02, 1.0)
+    cycles = getattr(context.scene, "cycles", None)
+    if cycles is not None:
+        # Cycles blurs mirrors seen after a diffuse bounce by default, which hides the very caustic
+        # this stage is meant to show.
+        cycles.blur_glossy = 0.0
+        cycles.caustics_reflective = True
 
 
 def _ico_sphere(name: str, centre, radius: float) -> bpy.types.Mesh:
@@ -903,6 +919,9 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--zones", type=int, default=24, help="Fresnel zones")
     parser.add_argument("--rays", type=int, default=24, help="rays to trace")
     parser.add_argument("--pattern", choices=("fan", "cone", "random"), default="fan")
+    parser.add_argument(
+        "--travel-frames", type=int, default=48, help="frames the light takes along the rays (0: still)"
+    )
     parser.add_argument("--stage", action="store_true", help="add a glowing bead, a sensor bead and a camera")
     parser.set_defaults(run=_cli_mirror)
 
@@ -927,7 +946,13 @@ def _cli_mirror(args, context) -> None:
             focus_2=args.focus_2,
             zones=args.zones,
         )
-    call_operator("procanim.trace_rays", ray_count=args.rays, ray_pattern=args.pattern.upper())
+    call_operator(
+        "procanim.trace_rays",
+        ray_count=args.rays,
+        ray_pattern=args.pattern.upper(),
+        animate=args.travel_frames > 1,
+        travel_frames=max(2, args.travel_frames),
+    )
     if args.stage:
         add_demo_stage(context, _target_mirror(context))
 
