@@ -115,6 +115,8 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        #: Jugglers in the passing group being read (gunswap's P takes a target digit only with 3+).
+        self.group_jugglers = 1
 
     # -- helpers -----------------------------------------------------------------------------------
     def fail(self, message: str, position: int | None = None) -> SiteswapError:
@@ -184,7 +186,7 @@ class _Parser:
 
     @staticmethod
     def starts_value(char: str) -> bool:
-        return char.isdigit() and char.isascii() or char in _VALUE_LETTERS or char == "{"
+        return len(char) == 1 and (char.isdigit() and char.isascii() or char in _VALUE_LETTERS or char == "{")
 
     def parenthesised(self, in_passing: bool):
         """``(a,b)`` synchronous pair or ``(pattern^n)`` repeat: decided by what follows the first part."""
@@ -202,8 +204,8 @@ class _Parser:
             if not digits:
                 raise self.fail('expected a repeat count after "^"')
             count = int(digits)
-            if count < 1:
-                raise self.fail("a repeat count must be at least 1", count_column)
+            if not 1 <= count <= MAX_BEATS:
+                raise self.fail(f"a repeat count must be from 1 to {MAX_BEATS}", count_column)
             self.expect(")")
             if not items:
                 raise self.fail("empty repeat", column)
@@ -213,10 +215,12 @@ class _Parser:
         self.expect(",")
         right = self.multiplex(in_passing)
         self.expect(")")
-        short = False
-        if self.peek() == "!":
-            short = True
-            self.pos += 1
+        after_pair = self.pos
+        self.skip_space()
+        short = self.peek() == "!"
+        self.pos = after_pair
+        if short:
+            self.pos = self.text.index("!", after_pair) + 1
         return _SyncBeat(left, right, short, column)
 
     def is_repeat_group(self, start: int) -> bool:
@@ -238,6 +242,7 @@ class _Parser:
 
     def passing(self) -> _Passing:
         column = self.pos
+        self.group_jugglers = self.count_group_jugglers(column)
         self.pos += 1
         sequences = []
         columns = []
@@ -259,6 +264,20 @@ class _Parser:
             if char == "":
                 raise self.fail('expected ">" but found the end of the text')
             raise self.unexpected()
+
+    def count_group_jugglers(self, start: int) -> int:
+        bars = 0
+        depth = 0
+        for char in self.text[start + 1 :]:
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+            elif char == "|" and depth == 0:
+                bars += 1
+            elif char == ">":
+                break
+        return bars + 1
 
     def multiplex(self, in_passing: bool) -> list[_ThrowSpec]:
         self.skip_space()
@@ -371,7 +390,9 @@ class _Parser:
             elif char == "P" and in_passing:
                 if spec.pass_target is not None:
                     raise self.fail("a throw can be passed only once", letter_column)
+                # gunswap: with two jugglers P names no target, so "<3P333|3P333>" is 3P 3 3 3.
                 digit = self.peek() if self.peek().isascii() and self.peek().isdigit() else ""
+                digit = digit if self.group_jugglers > 2 else ""
                 spec.pass_target = self.pass_target(digit, self.pos)
                 self.pos += len(digit)
             elif char in "LR":
@@ -457,6 +478,8 @@ class _Parser:
         if len(parts) not in (1, 4):
             raise self.fail(f"S{{{content}}} takes spins or spins,x,y,z", column)
         spins = self.number(parts[0], column, "spins")
+        if spins < 0.0:
+            raise self.fail("spins must be 0 or more", column)
         if len(parts) == 1:
             return spins, None
         axis = tuple(self.number(part, column, "spin axis") for part in parts[1:])
