@@ -111,7 +111,7 @@ def perform_steps(
     durations: dict[str, float] | None = None,
     pose_overrides: dict[str, float] | None = None,
 ) -> Generator[float, None, Performance]:
-    """:func:`perform` in chunks: yields progress in [0, 1], returns the :class:`Performance`."""
+    """:func:`perform` in chunks: yields ``(progress, phase text)``, returns the :class:`Performance`."""
     seq = validate_sequence(sequence)
     gains = gains or Gains()
     gains.validate()
@@ -240,12 +240,12 @@ def perform_steps(
             weights[foot_y] = -(1.0 - toe_share)
             weights[toe_y] = -toe_share
             offsets = sim.lean_offsets(lean, (lean_index, weights))
-            if gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
+            if phase.stance == "L" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
                 shift = gains.hip_com * ((target - c) - 0.5 * v)
                 hip_lean += CONTROL_DT * lean_for_shift(shift, 0.4 * h)
-            if gains.hip_com > 0:
+            if hip_lean.any():
                 offsets += sim.lean_offsets(hip_lean, hip_weights)
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does.
             up = sim.data.xmat[sim.root, [2, 5]]
@@ -254,7 +254,7 @@ def perform_steps(
             meas = sim.measure()
             tick += 1
             if tick % 50 == 0:
-                yield min(tick / n_ticks, 0.99)
+                yield min(tick / n_ticks, 0.99), f"{phase_times[-1][0]} at {t:.1f} s"
         if fell:
             break
         prev_pose_vec = pose_vec
@@ -268,7 +268,7 @@ def perform_steps(
         seq, times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count], phase_times,
         fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies})
-    yield 1.0
+    yield 1.0, "done"
     return result
 
 

@@ -58,11 +58,14 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
 
 def polygon_area(hull: ArrayLike) -> float:
     """Area of a counter-clockwise polygon (shoelace); 0 for fewer than three points."""
-    h = np.asarray(hull, dtype=np.float64).reshape(-1, 2)
-    if len(h) < 3:
+    points = np.asarray(hull, dtype=np.float64).reshape(-1, 2).tolist()
+    if len(points) < 3:
         return 0.0
-    x, y = h[:, 0], h[:, 1]
-    return float(0.5 * (x @ np.roll(y, -1) - np.roll(x, -1) @ y))
+    # Plain floats: a handful of vertices every control tick.
+    twice = 0.0
+    for (ax, ay), (bx, by) in zip(points, points[1:] + points[:1], strict=True):
+        twice += ax * by - bx * ay
+    return 0.5 * twice
 
 
 def signed_distance_inside(point: ArrayLike, hull: ArrayLike) -> float:
