@@ -11,6 +11,7 @@ import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
+from ..addon.errors import ProcAnimError
 from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
 from ..addon.juggling.body import (
     arm_bone_names,
@@ -30,6 +31,10 @@ COLLECTION = "Juggling"
 _SLOPE_STEP = 1e-4
 #: Samples per progress step while baking.
 _CHUNK = 1500
+#: Refuse bakes that would take more than a few seconds and hundreds of megabytes.
+MAX_KEYS = 6_000_000
+#: How far below and behind the palm point (where a prop sits) the hand mesh is drawn, metres.
+_PALM_DROP = 0.035
 
 PROP_ITEMS = (
     ("ball", "Ball", "Juggling balls"),
@@ -168,6 +173,13 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
             frame_rate=fps,
         )
         frames_per_loop = round(pattern.loop_duration * fps)
+        channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
+        keys = channels * (frames_per_loop * self.loops + 1)
+        if keys > MAX_KEYS:
+            raise ProcAnimError(
+                f"{self.loops} loops of {self.siteswap!r} would be {keys:,} keys ({frames_per_loop} frames a "
+                f"loop); the limit is {MAX_KEYS:,}: use fewer loops or a lower frame rate"
+            )
         offsets = np.arange(frames_per_loop * self.loops + 1)
         times = offsets / fps
         spins = pattern.prop_type != "ball"
@@ -291,9 +303,17 @@ def _write_juggler(
     arm.data.display_type = "STICK"
     for bone in bones:
         length = float(np.linalg.norm(np.subtract(bone.tail, bone.head)))
-        if bone.name == "head":
+        kind = bone.name.split(".")[0]
+        if kind == "head":
             vertices, faces = sphere(bone.radius)
             vertices = vertices + np.array([0.0, length * 0.45, 0.0])
+        elif kind == "forearm":
+            # Stop short of the palm point so a held ball is not swallowed by the wrist.
+            vertices, faces = limb(bone.radius, length - _PALM_DROP)
+        elif kind == "hand":
+            # The palm lies under the held prop: the bone's local -Z points down the bent arm.
+            vertices, faces = limb(bone.radius * 0.85, length + _PALM_DROP * 0.5)
+            vertices = vertices + np.array([0.0, -_PALM_DROP, -_PALM_DROP])
         else:
             vertices, faces = limb(bone.radius, length)
         part = writers.new_object(
@@ -306,7 +326,6 @@ def _write_juggler(
         part.parent_bone = bone.name
         # Bone children sit at the bone's tail; shift back so the mesh's origin is the bone's head.
         part.location = (0.0, -length, 0.0)
-        kind = bone.name.split(".")[0]
         writers.assign_material(part, materials[_BONE_MATERIAL.get(kind, "shirt")])
         for polygon in part.data.polygons:
             polygon.use_smooth = True
@@ -395,7 +414,7 @@ def _add_camera(scene: bpy.types.Scene, collection: bpy.types.Collection, result
         points.append(origin + np.array([[0.0, 0.0, 0.0], [0.0, 0.0, pattern.body.head_top]]))
         points.append(origin + np.array([[0.4, 0.4, 1.0], [-0.4, -0.4, 1.0]]))
     cloud = np.concatenate(points)
-    direction = {1: (0.0, -1.0, 0.2), 2: (0.0, -1.0, 0.3)}.get(pattern.num_jugglers, (0.0, -1.0, 0.75))
+    direction = {1: (0.55, -1.0, 0.3), 2: (0.2, -1.0, 0.35)}.get(pattern.num_jugglers, (0.3, -1.0, 0.75))
     writers.add_camera_framing(scene, collection, cloud.min(axis=0), cloud.max(axis=0), direction=direction)
 
 

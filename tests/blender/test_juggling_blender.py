@@ -151,6 +151,14 @@ def test_bad_input_is_reported_and_changes_nothing(settings, words):
     assert len(_props()) == 3
 
 
+def test_a_bake_too_big_is_refused_before_anything_is_built(ext, monkeypatch):
+    monkeypatch.setattr(ext("operators.juggling"), "MAX_KEYS", 5000)
+    before = data_counts()
+    with pytest.raises(RuntimeError, match="fewer loops"):
+        bpy.ops.procanim.juggle(siteswap="531", loops=50)
+    assert data_counts() == before
+
+
 def test_keys_round_trip_through_a_saved_blend(ext, tmp_path):
     bpy.ops.procanim.juggle(siteswap="<3p|3p>", prop_type="club", loops=1)
     path = tmp_path / "juggling.blend"
