@@ -20,7 +20,7 @@ from mathutils import Matrix, Vector
 
 from ..addon.errors import ProcAnimError
 from ..addon.geometry import closest_points_on_segments
-from ..addon.kinematics import Chain, Solver, forward_kinematics, track
+from ..addon.kinematics import Chain, Solver, TrackResult, track
 from . import writers
 from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, call_operator
@@ -418,7 +418,7 @@ class BakeJob:
     armature: bpy.types.Object
     bone_chain: BoneChain
     frames: np.ndarray
-    result: object  # TrackResult
+    result: TrackResult
 
 
 _TRANSFORM_PATHS = {
@@ -454,11 +454,11 @@ def _base_is_static(armature: bpy.types.Object, bone_chain: BoneChain) -> bool:
 
 def _keyed_locations(obj: bpy.types.Object, frames: np.ndarray) -> np.ndarray | None:
     """World positions of ``obj`` at ``frames`` straight from its location keys, or None when
-    anything else (a parent, a constraint, a driver) could move it."""
+    anything else (a parent, a constraint, a driver, NLA strips) could move it."""
     if obj.parent is not None or obj.constraints:
         return None
     anim = obj.animation_data
-    if anim is not None and anim.drivers:
+    if anim is not None and (anim.drivers or anim.nla_tracks):
         return None
     curves = {fc.data_path: fc for fc in writers.fcurves_of(obj) if fc.data_path in _TRANSFORM_PATHS}
     if set(curves) - {"location"} or any(fc.data_path == "location" and fc.mute for fc in curves.values()):
@@ -602,7 +602,7 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
             parts.append(part)
             pose = part.rotations[-1]
             yield 0.2 + 0.8 * min(first + _CHUNK_FRAMES, len(frames)) / len(frames), f"frame {start + first}"
-        result = type(parts[0])(
+        result = TrackResult(
             rotations=np.concatenate([p.rotations for p in parts]),
             positions=np.concatenate([p.positions for p in parts]),
             errors=np.concatenate([p.errors for p in parts]),
@@ -635,11 +635,6 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
     def _tolerance(self, job: BakeJob) -> float:
         stored = job.armature.procanim.ik if job.armature.procanim.ik.tip_bone else None
         return self._setting(stored, "tolerance")
-
-
-def solved_positions(bone_chain: BoneChain, rotations: np.ndarray) -> np.ndarray:
-    """Joint positions in the chain's base frame for baked rotations ``(T, n, 4)``."""
-    return forward_kinematics(bone_chain.chain, rotations)
 
 
 # --------------------------------------------------------------------------- closest edge points

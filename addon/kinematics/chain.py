@@ -336,11 +336,6 @@ def twist_for_hinge(layout: _ScalarChain, i: int, q: sq.Quat, wanted: sq.Vec) ->
     return twisted if limits is None else sq.clamp_euler(twisted, limits)
 
 
-def pose_arrays(chain: Chain, rotations: list[sq.Quat]) -> tuple[Array, Array]:
-    q = qt.normalize(np.array(rotations, dtype=np.float64))
-    return q, forward_kinematics(chain, q)
-
-
 def scalar_pose(layout: _ScalarChain, rotations: list[sq.Quat]) -> tuple[list[sq.Quat], list[sq.Vec]]:
     """World orientations and joint positions of a pose, on tuples."""
     orientation = sq.IDENTITY
