@@ -331,7 +331,7 @@ def write_plot(path: Path, result: Balance | Performance) -> Path:
               (t, result.com[:, 1], "COM medial", (0, 158, 115)),
               (t, result.cop[:, 1], "COP medial", (204, 121, 167))]
     title = ("Balance test, " + result.strategy.upper() + " strategy") if isinstance(result, Balance) \
-        else "Ballet sequence: " + ", ".join(result.sequence)
+        else f"Ballet sequence ({len(result.sequence)} steps): COM and COP"
     path.parent.mkdir(parents=True, exist_ok=True)
     line_plot_png(path, series, title=title, xlabel="time (s)", ylabel="position (m)")
     return path

@@ -109,3 +109,13 @@ def test_upper_body_stays_vertical_throughout(show):
     chest = _quat_mul(_quat_mul(show.rotations["hips"], show.rotations["spine"]), show.rotations["chest"])
     up_z = 1.0 - 2.0 * (chest[:, 1] ** 2 + chest[:, 2] ** 2)
     assert np.degrees(np.arccos(np.clip(up_z, -1.0, 1.0))).max() < 3.0
+
+
+def test_cop_first_moves_towards_the_working_leg_then_onto_the_supporting_one(show):
+    # The paper's Fig. 5c (after Mouchnino et al.): only explainable by the COP strategy.
+    start, end = next((s, e) for name, s, e in show.phase_times if name == "weight_shift")
+    during = (show.times >= start) & (show.times < end)
+    cop_y = show.cop[during, 1]
+    assert cop_y.min() < cop_y[0] - 0.002
+    assert np.argmin(cop_y) < np.argmax(cop_y)
+    assert cop_y[-1] > show.com[during, 1][0] + 0.05
