@@ -376,7 +376,12 @@ class World:
         pair_margin = 1.5 * self._travel(v, dt) * refresh / substeps + 0.25 * self.particle_radius
         pairs = None
         if self._dist["i"].size and method == "gauss_seidel" and self._colours is None:
-            self._colours = _edge_colouring(self._dist["i"], self._dist["j"])
+            # Greedy colouring in a spatial sweep order packs meshes into few, even colours (8 instead
+            # of 10 on an icosphere), and every colour costs a fixed numpy overhead per projection.
+            middle = 0.5 * (x[self._dist["i"]] + x[self._dist["j"]])
+            sweep = np.argsort(middle[:, np.argmax(np.ptp(middle, axis=0))], kind="stable")
+            colours = _edge_colouring(self._dist["i"][sweep], self._dist["j"][sweep])
+            self._colours = [np.sort(sweep[c]) for c in colours]
         plan = self._distance_plan(h, method)
         with np.errstate(all="ignore"):
             for sub in range(substeps):
@@ -459,7 +464,9 @@ class World:
             batches = []
             for colour in self._colours or ():
                 i, j = d["i"][colour], d["j"][colour]
-                batches.append((colour, i, j, d["rest"][colour], w[i], w[j], inverse[colour], alpha[colour]))
+                # No particle appears twice in a colour, so one gather and one scatter over i and j serve.
+                both = np.concatenate((i, j))
+                batches.append((colour, both, d["rest"][colour], w[i], -w[j], inverse[colour], alpha[colour]))
             return {"batches": batches, "compliant": compliant}
         both = np.concatenate((d["i"], d["j"]))
         count = np.bincount(both, weights=(w[both] > 0).astype(np.float64), minlength=n)
@@ -482,8 +489,10 @@ class World:
         if plan is None:
             return
         if "batches" in plan:
-            for colour, i, j, rest, wi, wj, inverse, alpha in plan["batches"]:
-                delta = p.take(i, axis=0) - p.take(j, axis=0)
+            for colour, both, rest, wi, minus_wj, inverse, alpha in plan["batches"]:
+                gathered = p.take(both, axis=0)
+                half = len(rest)
+                delta = gathered[:half] - gathered[half:]
                 length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
                 if plan["compliant"]:
                     step = (rest - length - alpha * lambdas[colour]) * inverse
@@ -491,8 +500,9 @@ class World:
                 else:
                     step = (rest - length) * inverse
                 step /= np.maximum(length, _TINY)
-                p[i] += delta * (wi * step)[:, None]
-                p[j] -= delta * (wj * step)[:, None]
+                p[both] = gathered + np.concatenate(
+                    (delta * (wi * step)[:, None], delta * (minus_wj * step)[:, None])
+                )
             return
         delta = p.take(plan["i"], axis=0) - p.take(plan["j"], axis=0)
         length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
