@@ -87,10 +87,15 @@ class EllipsoidMirror:
         t_used = np.where(hit, t, 0.0)
         points = origins + t_used[:, None] * directions
         sphere_points = sphere_origins + t_used[:, None] * sphere_directions
-        gradient = sphere_points @ to_sphere.T  # R @ (u / semi_axes), the outward normal direction
+        # R @ (u / semi_axes), the outward normal direction. The BLAS kernel behind this (n, 3) @ (3, 3)
+        # product can raise a spurious "invalid" flag on finite input; the result is checked finite below.
+        with np.errstate(invalid="ignore"):
+            gradient = sphere_points @ to_sphere.T
         length = np.sqrt(np.einsum("ij,ij->i", gradient, gradient))
         normals = gradient / np.where(hit, length, 1.0)[:, None]
         normals[~hit] = 0.0
+        if not np.isfinite(normals).all():
+            raise OpticsError("tracing produced a non-finite normal: the rays or the mirror are degenerate")
         return t, points, normals
 
     def cap_points(self, sphere_directions: np.ndarray) -> np.ndarray:
