@@ -235,6 +235,12 @@ def test_panel_draws_with_live_feedback(ext):
         assert len(menu.operators) >= 40
 
 
+def test_add_menu_offers_the_operator():
+    with bpy.context.temp_override(**view3d_override()):
+        record = smoke_draw_menu(bpy.types.VIEW3D_MT_add)
+    assert "procanim.juggle" in record.operators
+
+
 def test_panel_button_passes_the_sidebar_settings(ext):
     settings = bpy.context.scene.procanim.juggling
     settings.siteswap = "441"
