@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from ..errors import ProcAnimError
 from .model import LEFT, RIGHT, Bounce, Siteswap, Throw
@@ -798,7 +799,17 @@ def _apply_holds(text: str, throws: list[Throw], cycle: int, forced_columns: set
 
 
 def summarize(text: str) -> str:
-    """One line for the panel: ``"3 props, period 3, 1 juggler"`` or the error message; never raises."""
+    """One line for the panel: ``"3 props, period 3, 1 juggler"`` or the error message; never raises.
+
+    Answers are cached, because the panel asks again on every redraw.
+    """
+    if not isinstance(text, str):
+        return f"a siteswap must be text, not {type(text).__name__}"
+    return _summarize_text(text)
+
+
+@lru_cache(maxsize=256)
+def _summarize_text(text: str) -> str:
     try:
         siteswap = parse_siteswap(text)
     except SiteswapError as error:

@@ -554,6 +554,7 @@ def test_summarize():
     assert summarize("54") == '"54": average of throws 4.5 is not a whole number of props'
     assert summarize("") == "the siteswap is empty"
     assert summarize(None) == "a siteswap must be text, not NoneType"  # type: ignore[arg-type]
+    assert summarize(["3"]) == "a siteswap must be text, not list"  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------------------------------
