@@ -55,6 +55,7 @@ _REST_HAND = (0.18, 0.0, -0.05)
 _CATCH_AFTER_THROW = 0.05
 _CATCH_BEFORE_THROW = 0.02
 _MIN_FLIGHT = 0.1
+_ONE_AIRTIME = 0.3
 #: Hand knots closer than this are one event.
 _SAME_TIME = 1e-7
 #: Empty-hand gaps longer than this (seconds) get a stop in the middle instead of one big loop.
@@ -606,13 +607,22 @@ class _Planner:
             ]
             if earlier:
                 lead = min(lead, t.beat - (max(earlier) + _CATCH_AFTER_THROW))
-            own_launch = launch[index] if not _is_hold(t) else float(t.beat)
-            lead = max(lead, t.beat - own_launch + _CATCH_BEFORE_THROW)
             leads.append(lead)
+        # Every prop gets some airtime, a caught 1 at least 0.3 beat (Juggling Lab): catch later.
+        for index, t in enumerate(self.throws):
+            if _is_hold(t):
+                continue
+            s = self.successor[index]
+            least = _ONE_AIRTIME if t.value == 1 else _MIN_FLIGHT
+            leads[s] = min(leads[s], t.beat + t.value - launch[index] - least)
+        # ... but never after the prop's own next throw.
+        for index, t in enumerate(self.throws):
+            own_launch = launch[index] if not _is_hold(t) else float(t.beat)
+            leads[index] = max(leads[index], t.beat - own_launch + _CATCH_BEFORE_THROW)
         return leads
 
     def _next_real(self, index: int) -> int:
-        """The first non-hold throw after ``index`` along its prop's chain, and the beats to it."""
+        """The first non-hold throw after ``index`` along its prop's chain (-1 if all are holds)."""
         i = self.successor[index]
         for _ in range(len(self.throws) + 1):
             if not _is_hold(self.throws[i]):
@@ -626,7 +636,6 @@ class _Planner:
         tau = self.tau
         throws = self.throws
         launch = self._throw_times()
-        leads = self._catch_leads(launch)
         n_throws = len(throws)
         real = [not _is_hold(t) for t in throws]
 
@@ -645,6 +654,10 @@ class _Planner:
                 event.time = max(event.time, launch[index] * tau)
             event.members.append(index)
             throw_event[index] = event
+        # A multiplex leaves the hand together, even when one of its throws is a (normally early) 1.
+        for index, event in throw_event.items():
+            launch[index] = event.time / tau
+        leads = self._catch_leads(launch)
 
         # Dwell path of each throw event: cycles over each juggler's events in beat order.
         path_of: dict[int, DwellPath] = {}
