@@ -126,13 +126,15 @@ def _write_mesh(obj: bpy.types.Object, optics_mesh) -> None:
         if mesh.users == 0:
             bpy.data.meshes.remove(mesh)
         mesh = obj.data
-    smooth = optics_mesh.vertex_normals is not None
+    corner_normals = optics_mesh.shading_normals()
+    smooth = corner_normals is not None
     mesh.polygons.foreach_set("use_smooth", np.full(len(mesh.polygons), smooth))
     if smooth:
-        # Exact surface normals: the render focuses like the true ellipsoid even on a coarse mesh.
-        normals = optics_mesh.vertex_normals @ np.array(obj.matrix_world.to_3x3(), dtype=np.float64)
+        # Exact surface normals per face corner: the render focuses like the true surface even on a
+        # coarse mesh (normals transform with the inverse transpose, i.e. the transpose of world->local).
+        normals = corner_normals @ np.array(obj.matrix_world.to_3x3(), dtype=np.float64)
         normals /= np.linalg.norm(normals, axis=1, keepdims=True)
-        mesh.normals_split_custom_set_from_vertices([tuple(n) for n in normals])
+        mesh.normals_split_custom_set(normals.tolist())
     mesh.update()
 
 

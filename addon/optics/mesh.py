@@ -20,7 +20,9 @@ class Mesh:
     ``normals`` (F, 3) are the exact surface normals at each face centre, facing the side light comes
     from; ``vertex_normals`` (V, 3) the exact normals at the vertices (None where shading stays flat);
     ``face_zone`` (F,) the Fresnel zone of each face (``STEP_FACE`` for draft / step faces, 0 for a
-    single mirror); ``zone_width`` the nominal zone width in metres (0 for a single mirror).
+    single mirror); ``zone_width`` the nominal zone width in metres (0 for a single mirror);
+    ``corner_normals`` (F, 3, 3) exact normals per face corner where faces meeting at a vertex need
+    different ones (a zone and its step face).
     """
 
     vertices: np.ndarray
@@ -30,6 +32,15 @@ class Mesh:
     vertex_normals: np.ndarray | None = None
     zone_width: float = 0.0
     zone_count: int = 1
+    corner_normals: np.ndarray | None = None
+
+    def shading_normals(self) -> np.ndarray | None:
+        """Exact normals per face corner (F * 3, 3), for smooth shading that renders the true surface."""
+        if self.corner_normals is not None:
+            return self.corner_normals.reshape(-1, 3)
+        if self.vertex_normals is not None:
+            return self.vertex_normals[self.faces.ravel()]
+        return None
 
 
 def facet_normals(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -304,6 +315,8 @@ def fresnel_reflector(
         wall_normals[facing] *= -1.0
         normals[walls] = wall_normals
     faces = _orient(vertices, faces, normals)
+    corners = _confocal_normals(vertices[faces].reshape(-1, 3), first, second).reshape(-1, 3, 3)
+    corners[walls] = normals[walls][:, None, :]
 
     used = np.zeros(len(vertices), dtype=bool)
     used[faces.ravel()] = True
@@ -316,6 +329,7 @@ def fresnel_reflector(
         vertex_normals=None,
         zone_width=span / zone_count,
         zone_count=zone_count,
+        corner_normals=corners,
     )
 
 
@@ -354,6 +368,7 @@ def _louvres(first, second, origin, normal, radius, angles, wrap, ellipsoids, sl
         raise OpticsError("the Fresnel plate has no faces: check the radius and the foci")
     normals = _confocal_normals(vertices[faces].mean(axis=1), first, second)
     faces = _orient(vertices, faces, normals)
+    corners = _confocal_normals(vertices[faces].reshape(-1, 3), first, second).reshape(-1, 3, 3)
     used = np.zeros(len(vertices), dtype=bool)
     used[faces.ravel()] = True
     remap = np.cumsum(used) - 1
@@ -365,6 +380,7 @@ def _louvres(first, second, origin, normal, radius, angles, wrap, ellipsoids, sl
         vertex_normals=None,
         zone_width=span / len(ellipsoids),
         zone_count=len(ellipsoids),
+        corner_normals=corners,
     )
 
 

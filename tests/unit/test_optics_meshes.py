@@ -53,6 +53,12 @@ def test_fresnel_mesh_reflects_focus_to_focus_within_the_zone_width(foci):
     incoming /= np.linalg.norm(incoming, axis=1, keepdims=True)
     outgoing = reflect(incoming, plate.normals[reflecting])
     assert _line_distance(centroids[reflecting], outgoing, f2).max() < 1e-9
+    # so do the per-corner shading normals at every vertex of every zone face
+    corners = plate.vertices[plate.faces[reflecting]].reshape(-1, 3)
+    incoming = corners - f1
+    incoming /= np.linalg.norm(incoming, axis=1, keepdims=True)
+    corner_normals = plate.corner_normals[reflecting].reshape(-1, 3)
+    assert _line_distance(corners, reflect(incoming, corner_normals), f2).max() < 1e-9
 
 
 def test_fresnel_mesh_traced_as_a_mesh_sends_light_to_the_second_focus():
