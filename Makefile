@@ -43,6 +43,8 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) ik --bones 4 --length 96 --out out/ik.blend --render out/ik.mp4 --engine workbench
 	.venv/bin/python $(CLI) juggle --siteswap '<3p|3p>' --prop club --loops 1 --out out/juggling.blend --render out/juggling.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) mirror --stage --rays 16 --travel-frames 16 --frames 16 --out out/mirrors.blend --render out/mirrors.mp4 --engine cycles --samples 16 --resolution 320x180
+	.venv/bin/python $(CLI) fly train --population 40 --generations 5 --flight-time 1 --genome out/fly_trained.npz --curve out/fly_training.png
+	.venv/bin/python $(CLI) fly bake --duration 4 --camera --out out/fly.blend --render out/fly.mp4 --engine workbench --resolution 480x270
 
 # Unit tests once (they do not touch Blender), the Blender suite on every version.
 test: venvs $(ZIP)

@@ -438,7 +438,25 @@ def add_follow_camera(scene: bpy.types.Scene, body: bpy.types.Object) -> bpy.typ
     scene.camera = camera
     if not any(obj.type == "LIGHT" for obj in scene.objects):
         writers.add_sun(collection)
+    add_checker_ground(collection, body.location.z - 0.3)
     return camera
+
+
+def add_checker_ground(
+    collection: bpy.types.Collection, height: float, size: float = 8.0, cells: int = 32
+) -> bpy.types.Object:
+    """A checkered floor below the start, so the follow camera shows how fast the fly climbs."""
+    edges = np.linspace(-size / 2, size / 2, cells + 1)
+    grid_x, grid_y = np.meshgrid(edges, edges, indexing="ij")
+    vertices = np.stack([grid_x.ravel(), grid_y.ravel(), np.full(grid_x.size, height)], axis=1)
+    index = np.arange((cells + 1) ** 2).reshape(cells + 1, cells + 1)
+    faces = np.stack([index[:-1, :-1], index[1:, :-1], index[1:, 1:], index[:-1, 1:]], axis=-1).reshape(-1, 4)
+    mesh = writers.mesh_from_arrays("Fly Ground", vertices, faces)
+    for color in ((0.8, 0.8, 0.75, 1.0), (0.25, 0.3, 0.35, 1.0)):
+        mesh.materials.append(writers.principled_material("Fly Ground", color, roughness=0.8))
+    checker = (np.add.outer(np.arange(cells), np.arange(cells)) % 2).ravel()
+    mesh.polygons.foreach_set("material_index", checker.astype(np.int32))
+    return writers.new_object("Fly Ground", mesh, collection)
 
 
 class PROCANIM_OT_load_genome(ProcAnimOperator, ImportHelper, bpy.types.Operator):

@@ -139,6 +139,9 @@ def train_steps(
                 break
             yield (index + fraction) / config.generations, f"generation {index + 1}/{config.generations}"
         scores = measure(flight)
+        if target is not None:
+            # each generation draws a new target, so only this generation's scores are comparable
+            population.best_fitness = -np.inf
         population.evaluate(lambda genomes, scores=scores: scores)
         best, mean = float(scores.max()), mean_fitness(scores)
         population.history["best"].append(best)
