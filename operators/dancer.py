@@ -64,7 +64,7 @@ class DancerBodyProperties:
 
     height: FloatProperty(
         name="Height", description="Body height in metres; segment lengths scale with it",
-        default=1.65, min=1.0, max=2.3, unit="LENGTH",
+        default=1.65, min=1.1, max=2.3, unit="LENGTH",
     )
     mass: FloatProperty(
         name="Mass", description="Body mass in kilograms, split over the segments by the table",

@@ -56,8 +56,9 @@ class DancerBody:
 
 
 def _validate(height: float, mass: float) -> None:
-    if not np.isfinite(height) or not 1.0 <= height <= 2.3:
-        raise DancerError(f"height must be between 1.0 and 2.3 m, got {height}")
+    # Below 1.1 m the 100 Hz controller is too slow for the faster body and the relevé fails.
+    if not np.isfinite(height) or not 1.1 <= height <= 2.3:
+        raise DancerError(f"height must be between 1.1 and 2.3 m, got {height}")
     if not np.isfinite(mass) or not 25.0 <= mass <= 150.0:
         raise DancerError(f"mass must be between 25 and 150 kg, got {mass}")
 
@@ -173,7 +174,10 @@ def build_body(height: float = 1.65, mass: float = 55.0, sex: str = "female") ->
             table_segment="foot"))
 
     joints = tuple(f"{b.name}_{axis}" for b in bodies for axis in b.hinges)
-    return DancerBody(height, mass, sex, tuple(bodies), joints, r, _mjcf(bodies, r))
+    # Joint damping and armature regularise the solver; scaled with mass and height so a heavier or
+    # taller dancer is the same dynamical system (everything else already scales).
+    scale = (mass / 55.0) * (height / 1.65) ** 2
+    return DancerBody(height, mass, sex, tuple(bodies), joints, r, _mjcf(bodies, r, scale))
 
 
 _AXES = {"x": "1 0 0", "y": "0 1 0", "z": "0 0 1"}
@@ -183,7 +187,7 @@ def _fmt(values) -> str:
     return " ".join(f"{float(v):.6g}" for v in values)
 
 
-def _mjcf(bodies: list[BodySpec], radius: float) -> str:
+def _mjcf(bodies: list[BodySpec], radius: float, scale: float) -> str:
     children: dict[str | None, list[BodySpec]] = {}
     for spec in bodies:
         children.setdefault(spec.parent, []).append(spec)
@@ -218,7 +222,7 @@ def _mjcf(bodies: list[BodySpec], radius: float) -> str:
         '<mujoco model="procanim_dancer">',
         '  <option timestep="0.00333333" integrator="implicitfast"/>',
         "  <default>",
-        '    <joint damping="0.5" armature="0.02"/>',
+        f'    <joint damping="{0.5 * scale:.6g}" armature="{0.02 * scale:.6g}"/>',
         '    <geom contype="2" conaffinity="0" condim="3" friction="1.0 0.02 0.002" '
         'solref="0.01 1" solimp="0.95 0.99 0.001"/>',
         f'    <default class="contact"><geom type="sphere" size="{radius:.6g}" mass="0"/></default>',

@@ -119,3 +119,10 @@ def test_cop_first_moves_towards_the_working_leg_then_onto_the_supporting_one(sh
     assert cop_y.min() < cop_y[0] - 0.002
     assert np.argmin(cop_y) < np.argmax(cop_y)
     assert cop_y[-1] > show.com[during, 1][0] + 0.05
+
+
+def test_a_heavy_tall_dancer_performs_too():
+    # Joint damping and armature scale with the body; with fixed values heavy dancers fell.
+    show = perform(DEFAULT_SEQUENCE, height=1.9, mass=100.0, sex="male")
+    assert not show.fell
+    assert show.in_contact[-1].tolist() == [False, True, False, False]
