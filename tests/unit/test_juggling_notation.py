@@ -8,7 +8,7 @@ import random
 import pytest
 
 from addon.errors import ProcAnimError
-from addon.juggling import LEFT, RIGHT, Bounce, SiteswapError, parse_siteswap, summarize
+from addon.juggling import LEFT, RIGHT, Bounce, SiteswapError, parse_siteswap, plan_pattern, summarize
 from addon.presets import load_presets
 
 # Object counts as published in the standard siteswap lists (Juggling Lab's pattern library,
@@ -49,7 +49,7 @@ PRESET_PROPS = {
     "Sync Fountain": 4, "Sync Crossing Fountain": 4, "Three-Ball Sync Shower": 3, "Box": 3,
     "Box (mirror notation)": 3, "Five-Ball Sync (6x,4)*": 5, "Six-Ball Sync Fountain": 6,
     "Four-Ball Sync Shower": 4, "Short-Beat Sync (4,3x)!(2,0)!(3x,0)!": 4,
-    "Mills Mess": 3, "Claw Cascade": 3,
+    "Mills Mess": 3, "Windmill": 3, "Reverse Cascade": 3, "Claw Cascade": 3,
     "Bounce Cascade": 3, "Forced Bounce Cascade": 3, "Five-Ball Bounce": 5, "Bounce 441": 3,
     "Three-Club Cascade": 3, "Three-Club Flats": 3, "Three-Club Doubles": 3, "Four-Club Fountain": 4,
     "Five-Club Cascade": 5, "Club 531": 3,
@@ -565,7 +565,7 @@ def test_presets_all_parse_with_their_published_object_counts():
     presets = load_presets("juggling")
     assert len(presets) >= 45
     assert {p["name"] for p in presets} == set(PRESET_PROPS)
-    allowed = {"name", "description", "siteswap", "prop_type", "beat_duration", "dwell_ratio"}
+    allowed = {"name", "description", "siteswap", "prop_type", "beat_duration", "dwell_ratio", "dwell_path"}
     for preset in presets:
         assert set(preset) <= allowed, preset["name"]
         assert preset["description"].strip(), preset["name"]
@@ -585,4 +585,14 @@ def test_presets_cover_the_required_families():
     assert any(t.bounce for s in parsed for t in s.throws)
     assert any(s.num_jugglers == 3 for s in parsed)
     assert {p.get("prop_type", "ball") for p in presets} == {"ball", "club", "ring"}
-    assert "Mills Mess" in {p["name"] for p in presets}
+    assert "(" in next(p for p in presets if p["name"] == "Mills Mess")["dwell_path"]
+
+
+def test_every_preset_plans_with_its_own_settings():
+    """The presets are data for the planner too: timing, prop and dwell path must all be accepted."""
+    for preset in load_presets("juggling"):
+        options = {key: preset[key] for key in ("beat_duration", "dwell_ratio", "prop_type") if key in preset}
+        pattern = plan_pattern(
+            parse_siteswap(preset["siteswap"]), dwell_paths=preset.get("dwell_path", ""), **options
+        )
+        assert pattern.loop_duration > 0, preset["name"]
