@@ -629,7 +629,16 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
             message += f"; worst aim error {math.degrees(float(result.direction_errors.max())):.3g} deg"
         if out_of_reach:
             message += f"; target out of reach on {out_of_reach} frame(s)"
-        self.report({"WARNING"} if result.errors[worst] > self._tolerance(job) else {"INFO"}, message)
+        overriding = [
+            name
+            for name in job.bone_chain.bone_names
+            for constraint in job.armature.pose.bones[name].constraints
+            if constraint.type == "IK" and constraint.enabled and constraint.influence > 0.0
+        ]
+        if overriding:
+            message += f"; the IK constraint on {overriding[0]!r} still overrides these keys (mute it)"
+        trouble = overriding or result.errors[worst] > self._tolerance(job)
+        self.report({"WARNING"} if trouble else {"INFO"}, message)
         return {"FINISHED"}
 
     def _tolerance(self, job: BakeJob) -> float:

@@ -331,3 +331,11 @@ def test_parented_target_bakes_the_same_keys_as_a_keyed_one():
     assert bpy.ops.procanim.bake_ik(frame_start=1, frame_end=30) == {"FINISHED"}
     evaluated = [quaternion_keys(armature, f"Arm.0{i}", range(1, 31)) for i in (1, 2, 3)]
     assert np.allclose(keyed, evaluated, atol=1e-5)
+
+
+def test_bake_warns_when_an_ik_constraint_would_override_the_keys(capsys):
+    armature = add_arm(bone_count=2)
+    constraint = armature.pose.bones["Arm.02"].constraints.new("IK")
+    constraint.target = armature.procanim.ik.target
+    assert bpy.ops.procanim.bake_ik(frame_start=1, frame_end=5) == {"FINISHED"}
+    assert "still overrides these keys" in capsys.readouterr().out
