@@ -156,6 +156,39 @@ def test_add_fresnel_reflector_in_a_clear_slab_and_trace_it():
     assert recipe.spot_rays >= 15 and recipe.spot_max < zone_width
 
 
+def test_fresnel_with_foci_on_opposite_sides_follows_its_focus_and_draws():
+    arguments = {"focus_1": (-0.3, 0, 0.8), "focus_2": (0.3, 0, -0.8), "zones": 12, "segments": 64}
+    assert bpy.ops.procanim.add_fresnel_reflector(**arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    assert all(p.use_smooth for p in plate.data.polygons)
+    # louvres stay in the default slab (a tenth of the radius) around the plate
+    assert np.abs(_world_vertices(plate)[:, 2]).max() <= 0.03 + 1e-5
+    assert bpy.ops.procanim.trace_rays(ray_pattern="RANDOM", ray_count=40) == {"FINISHED"}
+    assert plate.procanim.mirror.spot_rays > 0
+    before = _world_vertices(plate)
+    plate.procanim.mirror.focus_2.location = (0.2, 0.1, -0.9)
+    bpy.context.view_layer.update()
+    assert plate.procanim.mirror.status == ""
+    assert len(_world_vertices(plate)) != len(before) or not np.allclose(_world_vertices(plate), before)
+    panel = sys.modules[f"{_package()}.panels.mirrors"].PROCANIM_PT_mirrors
+    with bpy.context.temp_override(**view3d_override()):
+        smoke_draw(panel)
+
+
+def test_a_focus_moved_into_the_plate_is_reported_and_the_plate_kept():
+    bpy.ops.procanim.add_fresnel_reflector(zones=8, segments=32)
+    (plate,) = _mirrors()
+    before = _world_vertices(plate)
+    plate.procanim.mirror.focus_1.location = (0.1, 0.0, 0.0)
+    bpy.context.view_layer.update()
+    assert "plate plane" in plate.procanim.mirror.status
+    assert np.allclose(_world_vertices(plate), before)
+    assert np.all(np.isfinite(_world_vertices(plate)))
+    plate.procanim.mirror.focus_1.location = (0.1, 0.0, 0.7)
+    bpy.context.view_layer.update()
+    assert plate.procanim.mirror.status == ""
+
+
 def test_saved_blend_keeps_the_recipe_and_the_mirror_still_follows(tmp_path):
     bpy.ops.procanim.add_ellipsoid_mirror(minor_axis=1.3)
     bpy.ops.procanim.trace_rays()
