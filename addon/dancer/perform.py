@@ -110,7 +110,7 @@ def perform_steps(
     turnout: float = DEFAULT_TURNOUT,
     durations: dict[str, float] | None = None,
     pose_overrides: dict[str, float] | None = None,
-) -> Generator[float, None, Performance]:
+) -> Generator[tuple[float, str], None, Performance]:
     """:func:`perform` in chunks: yields ``(progress, phase text)``, returns the :class:`Performance`."""
     seq = validate_sequence(sequence)
     gains = gains or Gains()
