@@ -285,3 +285,16 @@ def test_cli_subcommand_saves_a_scene(tmp_path):
     )
     assert bad.returncode == 1
     assert "54" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "preset", ["Three-Juggler Feed", "Five-Ball Bounce", "Sync Multiplex (4,[44])", "Ring 441"]
+)
+def test_presets_from_the_menu_bake(ext, preset):
+    assert bpy.ops.procanim.apply_preset(kind="juggling", name=preset) == {"FINISHED"}
+    settings = bpy.context.scene.procanim.juggling
+    names = ext("operators.juggling").juggling_properties().keys()
+    values = {name: getattr(settings, name) for name in names}
+    values["loops"] = 1
+    assert bpy.ops.procanim.juggle(**values) == {"FINISHED"}
+    assert len(_props()) > 0

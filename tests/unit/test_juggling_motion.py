@@ -389,3 +389,18 @@ def test_nothing_returned_is_nan() -> None:
             pattern.prop_velocities(t),
         ):
             assert np.all(np.isfinite(array))
+
+
+def test_every_bundled_preset_animates() -> None:
+    from addon.presets import load_presets
+
+    presets = load_presets("juggling")
+    assert len(presets) >= 40
+    for preset in presets:
+        settings = {k: v for k, v in preset.items() if k in ("beat_duration", "dwell_ratio", "prop_type")}
+        if "dwell_path" in preset:
+            settings["dwell_paths"] = preset["dwell_path"]
+        pattern = plan(preset["siteswap"], frame_rate=24.0, **settings)
+        t = np.linspace(0.0, pattern.loop_duration, 40)
+        assert np.all(np.isfinite(pattern.prop_positions(t))), preset["name"]
+        assert pattern.reach_warning is None, preset["name"]
