@@ -59,6 +59,8 @@ def juggling_properties() -> dict:
             description="Pattern in Juggling Lab notation (gunswap modifiers accepted), "
             "e.g. 3, 531, (4,4), <3p|3p>",
             default="3",
+            # The sidebar checks the pattern on every keystroke, not only when the field is left.
+            options={"TEXTEDIT_UPDATE"},
         ),
         "beat_duration": FloatProperty(
             name="Beat Duration",
