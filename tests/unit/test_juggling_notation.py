@@ -307,6 +307,40 @@ def test_mirror_swaps_the_hands_of_the_second_half():
     ]
 
 
+@pytest.mark.parametrize("text", ["3(4,4)5*", "(2x,4)15*", "1(6x,2x)*", "(4,2x)!4*", "(6x,4)*", "3*"])
+def test_mirror_is_the_whole_pattern_again_with_hands_exchanged(text):
+    """Juggling Lab mirrors async throws too (gunswap only mirrored the sync pairs)."""
+    siteswap = parse_siteswap(text)
+    half = siteswap.period // 2
+
+    def shape(throws, offset, swap):
+        return sorted(
+            (t.beat - offset, t.value, t.hand ^ swap, t.to_hand ^ swap, t.crossing, t.hold) for t in throws
+        )
+
+    first = [t for t in siteswap.throws if t.beat < half]
+    second = [t for t in siteswap.throws if t.beat >= half]
+    assert shape(second, half, 1) == shape(first, 0, 0)
+    assert _landings_balance(siteswap)
+
+
+def test_mixed_mirror_swaps_the_async_hands():
+    siteswap = parse_siteswap("3(4,4)5*")
+    assert siteswap.num_props == 4 and siteswap.period == 8
+    assert [(t.beat, t.hand) for t in siteswap.throws if t.value in (3, 5)] == [
+        (0, RIGHT),
+        (3, LEFT),
+        (4, LEFT),
+        (7, RIGHT),
+    ]
+
+
+def test_juggling_lab_letters_go_past_gunswaps_o():
+    assert parse_siteswap("r1").num_props == 14  # r = 27
+    assert parse_siteswap("p1").num_props == 13  # outside <...> p is the throw 25
+    assert parse_siteswap("z1").throws[0].value == 35
+
+
 def test_repeat_expands_like_writing_it_out():
     repeated = parse_siteswap("(531^2)")
     written = parse_siteswap("531531")
