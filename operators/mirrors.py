@@ -23,9 +23,11 @@ from bpy.props import (
 )
 
 from ..addon.optics import (
+    BounceRecord,
     EllipsoidMirror,
     MeshSurface,
     OpticsError,
+    TraceResult,
     cap_sample_directions,
     ellipsoid_mirror,
     ellipsoid_mirror_mesh,
@@ -39,7 +41,7 @@ from ..addon.optics import (
 from ..addon.optics.ellipsoid import unit_directions
 from ..addon.optics.mirrors import cap_axis_towards
 from . import writers
-from ._base import ProcAnimOperator
+from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, call_operator
 
 SURFACE_ITEMS = (
@@ -686,7 +688,7 @@ def _fresnel_rays(obj, pattern: str, count: int, from_second: bool, seed: int):
     )
 
 
-class PROCANIM_OT_trace_rays(ProcAnimOperator, bpy.types.Operator):
+class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
     """Trace rays from a focus of the active mirror (or chain) and draw them as curves"""
 
     bl_idname = "procanim.trace_rays"
@@ -730,7 +732,8 @@ class PROCANIM_OT_trace_rays(ProcAnimOperator, bpy.types.Operator):
             return False
         return True
 
-    def run(self, context) -> set[str]:
+    def bake(self, context):
+        """Trace in chunks (a Fresnel plate is traced as a mesh, triangle by triangle), yielding progress."""
         obj = _target_mirror(context)
         recipe = obj.procanim.mirror
         pattern = self.ray_pattern.lower()
@@ -740,9 +743,14 @@ class PROCANIM_OT_trace_rays(ProcAnimOperator, bpy.types.Operator):
                 obj, self.ray_pattern, self.ray_count, from_second, self.seed
             )
             optics_mesh = mesh_of(obj)
-            result = trace_records([MeshSurface(optics_mesh)], origins, directions, bounces=1)
-            mesh_measure = mesh_spot(optics_mesh, source, target)
+            surface = MeshSurface(optics_mesh)
             members = [obj]
+            chunk = max(1, 400_000 // max(1, len(optics_mesh.faces)))
+
+            def trace_part(part_origins, part_directions):
+                return trace_records([surface], part_origins, part_directions, bounces=1)
+
+            measure_mesh = optics_mesh
         else:
             members = _chain_members(context, obj)
             mirrors = [mirror_of(m) for m in members]
@@ -755,22 +763,48 @@ class PROCANIM_OT_trace_rays(ProcAnimOperator, bpy.types.Operator):
             )
             origins = np.repeat(source[None, :], len(targets), axis=0)
             directions = unit_directions(targets - source, "rays")
-            result = trace_chain(mirrors, origins, directions)
-            mesh_measure = mesh_spot(mesh_of(members[0]), source, target) if len(members) == 1 else None
-        arrived = result.records[-1].hit
+            chunk = 65536
+
+            def trace_part(part_origins, part_directions):
+                return trace_chain(mirrors, part_origins, part_directions)
+
+            measure_mesh = mesh_of(members[0]) if len(members) == 1 else None
+        member_names = [m.name for m in members]
+        parts = []
+        for start in range(0, len(origins), chunk):
+            parts.append(trace_part(origins[start : start + chunk], directions[start : start + chunk]))
+            yield min(0.9, (start + chunk) / len(origins) * 0.9), "tracing"
+        mesh_measure = mesh_spot(measure_mesh, source, target) if measure_mesh is not None else None
+        last = BounceRecord(
+            t=np.concatenate([p.records[-1].t for p in parts]),
+            points=np.concatenate([p.records[-1].points for p in parts]),
+            normals=np.concatenate([p.records[-1].normals for p in parts]),
+            hit=np.concatenate([p.records[-1].hit for p in parts]),
+            surface=np.concatenate([p.records[-1].surface for p in parts]),
+            directions=np.concatenate([p.records[-1].directions for p in parts]),
+        )
+        result = TraceResult(np.concatenate([p.paths for p in parts]), (last,))
+        arrived = last.hit
         if not np.any(arrived):
             raise OpticsError(f"no ray from the focus reaches {obj.name!r}; check its aperture and side")
-        path_before = np.zeros(len(origins))
-        previous = origins
-        for record in result.records:
-            path_before += np.linalg.norm(record.points - previous, axis=1)
-            previous = record.points
-        spot = spot_of_rays(
-            result.records[-1].points[arrived], result.final_directions[arrived], target, path_before[arrived]
-        )
+        path_before = np.linalg.norm(np.diff(result.paths[:, :-1], axis=1), axis=2).sum(axis=1)
+        spot = spot_of_rays(last.points[arrived], last.directions[arrived], target, path_before[arrived])
+        return {
+            "result": result,
+            "arrived": arrived,
+            "target": target,
+            "path_before": path_before,
+            "spot": spot,
+            "mesh_spot": mesh_measure,
+            "members": member_names,
+        }
 
+    def write(self, context, traced) -> set[str]:
+        result, arrived, spot = traced["result"], traced["arrived"], traced["spot"]
         collection = writers.generator_collection(context.scene, RAYS_COLLECTION, replace=True)
-        curve_obj = _ray_curves(result, arrived, target, path_before, self.overshoot, collection)
+        curve_obj = _ray_curves(
+            result, arrived, traced["target"], traced["path_before"], self.overshoot, collection
+        )
         if self.animate:
             scene = context.scene
             start = scene.frame_start
@@ -782,8 +816,9 @@ class PROCANIM_OT_trace_rays(ProcAnimOperator, bpy.types.Operator):
             )
             if scene.frame_end < start + self.travel_frames - 1:
                 writers.set_frame_range(scene, start, start + self.travel_frames - 1)
-        for member in members:
-            measured = member.procanim.mirror
+        mesh_measure = traced["mesh_spot"]
+        for name in traced["members"]:
+            measured = bpy.data.objects[name].procanim.mirror
             measured.spot_rms, measured.spot_max = spot.rms, spot.max
             measured.path_spread, measured.spot_rays = spot.path_spread, spot.rays
             if mesh_measure is not None:
