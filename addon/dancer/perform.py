@@ -31,9 +31,7 @@ from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 PHASE_SECONDS = {"position": 1.5, "weight_shift": 3.0, "retire": 3.5, "releve": 7.0}
-BONES_FROM_BODIES = ("hips", "spine", "chest", "neck", "upper_arm.L", "forearm.L", "upper_arm.R",
-                     "forearm.R", "thigh.L", "shin.L", "foot.L", "toe.L", "thigh.R", "shin.R", "foot.R",
-                     "toe.R")
+
 
 
 @dataclass
@@ -247,7 +245,9 @@ def perform_steps(
                 hip_lean += CONTROL_DT * lean_for_shift(shift, 0.4 * h)
             if hip_lean.any():
                 offsets += sim.lean_offsets(hip_lean, hip_weights)
-            # Spine counter-rotation keeps the upper body vertical whatever the pelvis does.
+            # Spine counter-rotation keeps the upper body vertical whatever the pelvis does. The
+            # pelvis itself is stabilised by the hips turning with the ankles (the lean above):
+            # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
             up = sim.data.xmat[sim.root, [2, 5]]
             offsets += sim.lean_offsets(np.array([-up[1], up[0]]), spine_weights)
             sim.apply(base_now + offsets)
