@@ -27,7 +27,7 @@ Conventions (Juggling Lab's, which wins wherever the two tools disagree):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..errors import ProcAnimError
@@ -102,8 +102,6 @@ class _Repeat:
 class _Passing:
     sequences: list[list]  # one list of _AsyncBeat / _SyncBeat / _HandSpec per juggler
     column: int
-    #: Column of each juggler's sequence, for messages.
-    columns: list[int] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -116,7 +114,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
-        #: Jugglers in the passing group being read (gunswap's P takes a target digit only with 3+).
+        #: Jugglers in the passing group being read (whether a digit after gunswap's P is a target).
         self.group_jugglers = 1
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -246,10 +244,8 @@ class _Parser:
         self.group_jugglers = self.count_group_jugglers(column)
         self.pos += 1
         sequences = []
-        columns = []
         while True:
             self.skip_space()
-            columns.append(self.pos)
             sequence = self.sequence(in_passing=True)
             if not any(isinstance(item, (_AsyncBeat, _SyncBeat, _Repeat)) for item in sequence):
                 raise self.fail(f"juggler {len(sequences) + 1} has no throws in the passing group")
@@ -261,7 +257,7 @@ class _Parser:
                 continue
             if char == ">":
                 self.pos += 1
-                return _Passing(sequences, column, columns)
+                return _Passing(sequences, column)
             if char == "":
                 raise self.fail('expected ">" but found the end of the text')
             raise self.unexpected()
@@ -391,9 +387,11 @@ class _Parser:
             elif char == "P" and in_passing:
                 if spec.pass_target is not None:
                     raise self.fail("a throw can be passed only once", letter_column)
-                # gunswap: with two jugglers P names no target, so "<3P333|3P333>" is 3P 3 3 3.
-                digit = self.peek() if self.peek().isascii() and self.peek().isdigit() else ""
-                digit = digit if self.group_jugglers > 2 else ""
+                # gunswap's P takes one digit, and its 2014-19 versions none with two jugglers
+                # ("<3P333|3P333>" is 3P 3 3 3): a digit is the target only if such a juggler exists.
+                after = self.peek()
+                is_target = after != "" and after in "123456789" and int(after) <= self.group_jugglers
+                digit = after if is_target else ""
                 spec.pass_target = self.pass_target(digit, self.pos)
                 self.pos += len(digit)
             elif char in "LR":
@@ -534,7 +532,7 @@ def _flatten(items: list) -> list:
             for _ in range(item.count):
                 flat.extend(inner)
         elif isinstance(item, _Passing):
-            flat.append(_Passing([_flatten(seq) for seq in item.sequences], item.column, item.columns))
+            flat.append(_Passing([_flatten(seq) for seq in item.sequences], item.column))
         else:
             flat.append(item)
     return flat

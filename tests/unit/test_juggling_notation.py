@@ -372,9 +372,10 @@ def test_pass_targets_number_jugglers_from_one_and_wrap_like_juggling_lab():
         parse_siteswap("<3p0|3p>")
 
 
-def test_gunswap_capital_p_is_a_pass_and_takes_a_digit_only_with_three_jugglers():
+def test_gunswap_capital_p_is_a_pass_whose_digit_names_an_existing_juggler():
     assert parse_siteswap("<3P|3P>").throws[0].to_juggler == 1
-    two = parse_siteswap("<3P333|3P333>")  # gunswap shorthand: 3P 3 3 3
+    assert [t.to_juggler for t in parse_siteswap("<3P2|3P1>").throws[:2]] == [1, 0]
+    two = parse_siteswap("<3P333|3P333>")  # gunswap's old shorthand: 3P 3 3 3 (no juggler 3)
     assert two.period == 4 and two.num_props == 6
     three = parse_siteswap("<3P3|3P1|3P2>")
     assert [t.to_juggler for t in three.throws if t.beat == 0] == [2, 0, 1]
