@@ -46,7 +46,7 @@ def _annotations_of(*sources: type, update=None, skip: tuple[str, ...] = ()) -> 
 
 
 MirrorSettings = type(
-    "MirrorSettings",
+    "PROCANIM_PG_mirror_settings",
     (bpy.types.PropertyGroup,),
     {
         "__doc__": "Sidebar settings of the mirror operators (copied into them by name)",
@@ -67,7 +67,7 @@ _MIRROR_TYPES = (
 )
 
 MirrorObjectSettings = type(
-    "MirrorObjectSettings",
+    "PROCANIM_PG_mirror_object",
     (bpy.types.PropertyGroup,),
     {
         "__doc__": "The recipe a mirror object is rebuilt from when its foci move, and its measured spot",
