@@ -54,11 +54,14 @@ def tilts(flight: Flight) -> np.ndarray:
 
 
 def upright_height_minus_drift(flight: Flight) -> np.ndarray:
-    """Beyond the paper: its third fitness minus half a metre per radian of mean body tilt.
+    """Beyond the paper: final height minus the whole mean horizontal distance from the start and
+    half a metre per radian of mean body tilt.
 
-    The paper's fitness lets a fly tumble as long as it climbs; this one asks for a level body.
+    The paper's fitness lets a fly tumble, or climb on a slant, as long as it gains height; this one
+    asks for a level body going straight up.
     """
-    return _finish(flight, final_height_minus_drift(flight) - 0.5 * tilts(flight).mean(axis=1))
+    penalty = mean_lateral_drift(flight) + 0.5 * tilts(flight).mean(axis=1)
+    return _finish(flight, heights(flight)[:, -1] - penalty)
 
 
 def mean_lateral_drift(flight: Flight) -> np.ndarray:

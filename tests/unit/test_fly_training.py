@@ -77,3 +77,23 @@ def test_shipped_genome_stays_aloft_for_30_s_with_small_drift():
     assert gain > 1.0  # it climbs, it does not merely fall slowly
     assert heights.min() > -0.05  # never sinks below where it started
     assert fitness.mean_lateral_drift(flight)[0] < gain / 4
+
+
+def test_upright_fitness_penalises_tilt_and_full_drift():
+    flight = simulate(np.zeros((2, 803)), duration=0.1)
+    flight.positions[:] = 0.0
+    flight.positions[:, -1, 2] = 1.0
+    flight.rotations[:] = [1.0, 0.0, 0.0, 0.0]
+    flight.rotations[1] = [np.cos(0.25), np.sin(0.25), 0.0, 0.0]  # tilted by 0.5 rad about x
+    flight.positions[1, :, 1] = 0.2
+    scores = fitness.upright_height_minus_drift(flight)
+    assert scores[0] == pytest.approx(1.0)
+    assert scores[1] == pytest.approx(1.0 - 0.2 - 0.5 * 0.5)
+
+
+def test_asymmetric_wings_move_independently():
+    genomes = np.random.default_rng(4).normal(size=(3, 926))
+    flight = simulate(genomes, duration=0.2)
+    assert flight.wing_angles.shape == (3, 201, 2, 3)
+    assert np.abs(flight.wing_angles[:, :, 0] - flight.wing_angles[:, :, 1]).max() > 0.1
+    assert np.all(np.isfinite(flight.positions))
