@@ -324,6 +324,13 @@ def _ground_plane(
     return plane
 
 
+def _stage(scene: bpy.types.Scene, collection: bpy.types.Collection, low, high) -> None:
+    """A camera framing the box low-high and a sun, unless the scene already has a camera."""
+    if scene.camera is None:
+        writers.add_camera_framing(scene, collection, low, high)
+        writers.add_sun(collection)
+
+
 def _select_only(context: bpy.types.Context, objects: list[bpy.types.Object]) -> None:
     for obj in context.view_layer.objects:
         obj.select_set(False)
@@ -465,6 +472,8 @@ class PROCANIM_OT_add_softbody_demo(ProcAnimOperator, bpy.types.Operator):
                 "ProcAnim Jelly", (0.1, 0.8, 0.3, 1.0), roughness=0.2, transmission=0.5
             ),
         )
+        r = self.radius
+        _stage(context.scene, collection, (-2 * r, -2 * r, 0.0), (2 * r, 2 * r, self.height + r))
         _select_only(context, [jelly])
         self.report({"INFO"}, "Added a jelly ball; press Bake Soft Body")
         return {"FINISHED"}
@@ -562,13 +571,14 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             cube = writers.new_object(
                 f"Crate.{index:03d}", writers.mesh_from_arrays("Crate", corners, faces), collection
             )
-            cube.location = (
-                *rng.uniform(-0.25, 0.25, size=2) * self.size * 2,
-                (0.8 + 1.1 * index) * self.size + 0.3,
-            )
+            # Two sizes apart: a cube turned any way reaches at most 0.87 sizes from its centre, so
+            # no two start overlapping (an overlap would be resolved as a violent push).
+            cube.location = (*rng.uniform(-0.3, 0.3, size=2) * self.size, (1.0 + 2.0 * index) * self.size)
             cube.rotation_euler = tuple(rng.uniform(-0.6, 0.6, size=3))
             writers.assign_material(cube, material)
             cubes.append(cube)
+        reach = 3 * self.size  # frame where the pile lands, not where the cubes start
+        _stage(context.scene, collection, (-reach, -reach, 0.0), (reach, reach, 1.5 * reach))
         _select_only(context, cubes)
         self.report({"INFO"}, f"Added {self.count} cubes; press Bake Rigid Pile")
         return {"FINISHED"}
@@ -702,6 +712,8 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
             group.add(ring, 1.0, "REPLACE")
         modifier = tube.modifiers.new("Rope Rig", "ARMATURE")
         modifier.object = rig
+        swept = positions.reshape(-1, 3)
+        _stage(scene, collection, swept.min(axis=0), swept.max(axis=0))
         if scene.frame_end < frames[-1]:
             scene.frame_end = int(frames[-1])
         ends = "the selected objects" if result["anchors"] else "two new anchors"

@@ -247,7 +247,7 @@ def build_softbody_world(
             else:
                 world.add_shape_match(np.arange(base, offsets[k + 1]), settings.shape_stiffness)
     groups = np.repeat(np.arange(len(bodies)), sizes)
-    world.add_particle_collisions(settings.particle_radius, groups=groups)
+    world.add_particle_collisions(settings.particle_radius, groups=groups, friction=settings.friction)
     _add_environment(world, colliders, settings)
     return world, offsets, notes
 
@@ -271,7 +271,9 @@ def build_rigid_world(
         if sizes[k] < 2:
             raise SimulationError(f"{bodies[k].name!r} needs at least 2 vertices to be a rigid body")
         world.add_shape_match(np.arange(offsets[k], offsets[k + 1]), stiffness=1.0)
-    world.add_particle_collisions(settings.particle_radius, groups=np.repeat(np.arange(len(bodies)), sizes))
+    world.add_particle_collisions(
+        settings.particle_radius, groups=np.repeat(np.arange(len(bodies)), sizes), friction=settings.friction
+    )
     _add_environment(world, colliders, settings)
     return world, samples, offsets
 

@@ -106,6 +106,7 @@ class World:
         self.time = 0.0
         self.jacobi_relaxation = float(jacobi_relaxation)
         self.particle_radius = 0.0
+        self.particle_friction = 0.0
         self._dist = {
             "i": np.zeros(0, np.int64),
             "j": np.zeros(0, np.int64),
@@ -243,16 +244,22 @@ class World:
     ) -> None:
         self.add_collider(MeshCollider.create(vertices, triangles, friction, thickness))
 
-    def add_particle_collisions(self, radius: float, groups: ArrayLike | None = None) -> None:
+    def add_particle_collisions(
+        self, radius: float, groups: ArrayLike | None = None, friction: float = 0.5
+    ) -> None:
         """Particles of radius ``radius`` push each other apart (broad phase: a spatial hash).
 
         ``groups`` ``(N,)`` integer labels: particles with the same label do not collide (e.g. the
-        vertices of one soft body, whose own constraints keep them apart). Also sets the radius
-        used against the ground and colliders.
+        vertices of one soft body, whose own constraints keep them apart). ``friction`` is the
+        Coulomb coefficient between touching particles. Also sets the radius used against the
+        ground and colliders.
         """
         if not radius > 0:
             raise SimulationError(f"particle radius must be positive, got {radius}")
+        if not (np.isfinite(friction) and friction >= 0):
+            raise SimulationError(f"particle friction must be >= 0, got {friction}")
         self.particle_radius = float(radius)
+        self.particle_friction = float(friction)
         self._collide_particles = True
         if groups is not None:
             labels = np.asarray(groups).reshape(-1)
@@ -398,7 +405,7 @@ class World:
                 for _ in range(iterations):
                     self._solve_distances(p, lambdas, plan)
                     self._solve_volumes(p, volume_lambdas, h)
-                    self._solve_particle_pairs(p, pairs)
+                    self._solve_particle_pairs(p, pairs, start)
                     self._solve_contacts(p, start, free)
                     # Shape matching last: a rigid cluster then ends every projection exactly rigid,
                     # and the contacts it may slightly undo are restored next projection.
@@ -578,7 +585,7 @@ class World:
             total = np.bincount(members, weights=moves[:, axis], minlength=n)
             p[:, axis] += np.where(free, total / np.maximum(share, 1.0), 0.0)
 
-    def _solve_particle_pairs(self, p, pairs) -> None:
+    def _solve_particle_pairs(self, p, pairs, start) -> None:
         if pairs is None or len(pairs) == 0:
             return
         i, j = pairs[:, 0], pairs[:, 1]
@@ -591,9 +598,19 @@ class World:
         i, j, delta, length = i[hit], j[hit], delta[hit], length[hit]
         w = self._w
         normal = delta / np.maximum(length, _TINY)[:, None]
-        push = (reach - length) / (w[i] + w[j])
+        depth = reach - length
+        correction = normal * depth[:, None]
+        if self.particle_friction > 0:
+            # Coulomb friction on the relative slip during this substep, at most friction x depth.
+            slip = (p[i] - start[i]) - (p[j] - start[j])
+            slip -= normal * np.einsum("ij,ij->i", slip, normal)[:, None]
+            amount = np.linalg.norm(slip, axis=1)
+            correction -= (
+                slip * np.minimum(1.0, self.particle_friction * depth / np.maximum(amount, _TINY))[:, None]
+            )
+        share = 1.0 / (w[i] + w[j])
         both = np.concatenate((i, j))
-        moves = np.concatenate(((w[i] * push)[:, None] * normal, -(w[j] * push)[:, None] * normal))
+        moves = np.concatenate(((w[i] * share)[:, None] * correction, -(w[j] * share)[:, None] * correction))
         n = len(p)
         count = np.maximum(np.bincount(both, minlength=n), 1)
         for axis in range(3):
