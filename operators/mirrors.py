@@ -754,13 +754,20 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
         else:
             members = _chain_members(context, obj)
             mirrors = [mirror_of(m) for m in members]
-            if from_second:
-                mirrors = [_reversed(m) for m in reversed(mirrors)]
-            first_mirror = mirrors[0]
-            source, target = first_mirror.foci[0], mirrors[-1].foci[1]
-            targets = first_mirror.cap_points(
-                cap_sample_directions(first_mirror, pattern, self.ray_count, self.seed)
+            targets = mirrors[0].cap_points(
+                cap_sample_directions(mirrors[0], pattern, self.ray_count, self.seed)
             )
+            if from_second:
+                # Aim the backward rays at where the forward light lands on the last mirror: a
+                # backward bundle filling the last cap would mostly miss the smaller footprints
+                # upstream.
+                forward = trace_chain(
+                    mirrors, np.repeat(mirrors[0].foci[:1], len(targets), 0), targets - mirrors[0].foci[0]
+                )
+                landed = forward.records[-1]
+                targets = landed.points[landed.hit]
+                mirrors = [_reversed(m) for m in reversed(mirrors)]
+            source, target = mirrors[0].foci[0], mirrors[-1].foci[1]
             origins = np.repeat(source[None, :], len(targets), axis=0)
             directions = unit_directions(targets - source, "rays")
             chunk = 65536
@@ -769,6 +776,8 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
                 return trace_chain(mirrors, part_origins, part_directions)
 
             measure_mesh = mesh_of(members[0]) if len(members) == 1 else None
+        if len(origins) == 0:
+            raise OpticsError(f"no ray from the focus reaches {obj.name!r}; check its aperture and side")
         member_names = [m.name for m in members]
         parts = []
         for start in range(0, len(origins), chunk):

@@ -143,6 +143,22 @@ def test_add_mirror_chain_from_an_empty_scene_and_trace_it():
     assert changed == [True, True, False]
 
 
+@pytest.mark.parametrize("operator", ["add_ellipsoid_mirror", "add_mirror_chain"])
+def test_rays_from_the_second_focus_run_the_light_backwards(operator):
+    getattr(bpy.ops.procanim, operator)()
+    assert bpy.ops.procanim.trace_rays(from_focus="SECOND", ray_pattern="RANDOM", ray_count=50) == {
+        "FINISHED"
+    }
+    recipe = bpy.context.active_object.procanim.mirror
+    assert recipe.spot_rays == 50 and recipe.spot_max < 1e-9 and recipe.path_spread < 1e-9
+    first_focus = min(
+        (o for o in bpy.data.objects if o.type == "EMPTY"), key=lambda o: o.name
+    ).matrix_world.translation
+    for spline in bpy.data.objects["Light Rays"].data.splines:
+        start = np.array(spline.points[0].co[:3])
+        assert not np.allclose(start, first_focus)
+
+
 def test_add_fresnel_reflector_in_a_clear_slab_and_trace_it():
     assert bpy.ops.procanim.add_fresnel_reflector(embed_in_slab=True) == {"FINISHED"}
     (plate,) = _mirrors()
