@@ -145,13 +145,14 @@ def chain_rays_per_second() -> None:
         "",
         f"{RAYS} rays in {with_records:.3f} s (t, points, normals, hits, directions per bounce)",
     )
-    nonsequential = best_time(lambda: trace(list(chain.mirrors), origins, directions, bounces=3), repeat=1)
+    few = slice(0, RAYS // 5)
+    nonsequential = best_time(lambda: trace(list(chain.mirrors), origins[few], directions[few], bounces=3), 1)
     record(
         "optics: rays through the chain, nearest-hit tracing (3 bounces)",
-        RAYS / nonsequential,
+        (RAYS // 5) / nonsequential,
         "rays/s",
         "",
-        f"{RAYS} rays in {nonsequential:.3f} s (every mirror tested at every bounce)",
+        f"{RAYS // 5} rays in {nonsequential:.3f} s (every mirror tested at every bounce)",
     )
 
     start = time.perf_counter()

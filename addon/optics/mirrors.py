@@ -79,18 +79,18 @@ class EllipsoidMirror:
         cos_aperture = np.cos(self.aperture)
         origin_along = sphere_origins @ self.cap_axis
         direction_along = sphere_directions @ self.cap_axis
+        # A missed ellipsoid gives infinite roots; they must not pass the cap test as hits at infinity.
         with np.errstate(invalid="ignore"):
-            near_ok = (near > t_min) & (origin_along + near * direction_along >= cos_aperture)
-            far_ok = (far > t_min) & (origin_along + far * direction_along >= cos_aperture)
+            near_on_cap = origin_along + near * direction_along >= cos_aperture
+            far_on_cap = origin_along + far * direction_along >= cos_aperture
+        near_ok = (near > t_min) & (near < np.inf) & near_on_cap
+        far_ok = (far > t_min) & (far < np.inf) & far_on_cap
         t = np.where(near_ok, near, np.where(far_ok, far, np.inf))
         hit = near_ok | far_ok
         t_used = np.where(hit, t, 0.0)
         points = origins + t_used[:, None] * directions
         sphere_points = sphere_origins + t_used[:, None] * sphere_directions
-        # R @ (u / semi_axes), the outward normal direction. The BLAS kernel behind this (n, 3) @ (3, 3)
-        # product can raise a spurious "invalid" flag on finite input; the result is checked finite below.
-        with np.errstate(invalid="ignore"):
-            gradient = sphere_points @ to_sphere.T
+        gradient = sphere_points @ to_sphere.T  # R @ (u / semi_axes): the outward normal direction
         length = np.sqrt(np.einsum("ij,ij->i", gradient, gradient))
         normals = gradient / np.where(hit, length, 1.0)[:, None]
         normals[~hit] = 0.0

@@ -149,6 +149,15 @@ def test_offner_like_chain_with_convex_element_refocuses():
     assert spot.path_spread < 1e-9 and np.isclose(spot.path_mean, chain.path_length)
 
 
+def test_a_ray_missing_a_cap_mirror_is_a_miss_not_a_hit_at_infinity():
+    mirror = ellipsoid_mirror((-0.5, 0, 0), (0.5, 0, 0), 0.6, side=(0, 0, -1), aperture_deg=90)
+    # far below the ellipsoid, heading along the cap axis direction (down), never meeting it
+    t, points, normals = mirror.intersect([[0.0, 5.0, -2.0]], [[0.0, 0.0, -1.0]])
+    assert np.isinf(t[0]) and np.allclose(points[0], (0, 5, -2)) and np.allclose(normals[0], 0.0)
+    paths = trace([mirror], [[0.0, 5.0, -2.0]], [[0.0, 0.0, -1.0]], bounces=2)
+    assert np.all(np.isfinite(paths)) and np.allclose(paths[0, :, 2], [-2, -3, -4, -5])
+
+
 def test_nonsequential_trace_finds_the_nearest_mirror():
     first = ellipsoid_mirror((-0.5, 0, 1), (0.5, 0, 1), 1.6, side=(0, 0, -1), aperture_deg=50)
     blocker = ellipsoid_mirror((-0.5, 0, 1), (0.5, 0, 1), 0.6, side=(0, 0, -1), aperture_deg=50)
