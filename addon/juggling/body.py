@@ -31,14 +31,14 @@ class Body:
     head_top: float = 1.74
     shoulder_height: float = 1.42
     shoulder_half_width: float = 0.19
-    upper_arm: float = 0.31
+    upper_arm: float = 0.33
     #: Elbow to the palm, where a held prop sits.
-    forearm: float = 0.34
+    forearm: float = 0.35
     hand_length: float = 0.08
     #: Height of the hands' throw and catch points.
-    pattern_height: float = 1.08
+    pattern_height: float = 1.12
     #: How far in front of the shoulders the hands juggle.
-    pattern_forward: float = 0.30
+    pattern_forward: float = 0.25
 
     def hand_side(self, hand: int) -> float:
         """Sign of local X for a hand: the left hand is on +X."""

@@ -43,6 +43,9 @@ from .paths import (
 Array = NDArray[np.float64]
 
 PROP_TYPES = ("ball", "club", "ring")
+GUNSWAP_SHOULDER_HALF_WIDTH = 0.225
+#: Hands short of the arm's reach by less than this stay unreported: the palm misses by under 1 cm.
+_REACH_TOLERANCE = 0.01
 
 # Juggling Lab's default hand positions (cm, outward from the body centre), indexed by throw value.
 _SAME_THROW_X = (0, 20, 25, 12, 7, 7.5, 5, 5, 5)
@@ -72,6 +75,8 @@ _MAX_CATCH_SPEED = 1.5
 _STROKE_DIP = 0.148
 _MAX_THROW_LIFT = 0.15
 _MAX_SCOOP = 0.15
+_MIN_SCOOP = 0.06
+_THROW_PUSH = 0.1
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,11 @@ class Pattern:
     def hand_positions(self, times: ArrayLike) -> Array:
         """``(num_jugglers, 2, T, 3)``: where a held prop sits, hand index 0 = left."""
         return self._sample_hands(times)[0]
+
+    def hand_knot_times(self, juggler: int, hand: int) -> Array:
+        """Times (within the first hand cycle) where a hand's spline pieces join: throws, catches,
+        dwell path points, scoop bottoms."""
+        return self._hands[juggler * 2 + hand].times.copy()
 
     def hand_velocities(self, times: ArrayLike) -> Array:
         return self._sample_hands(times)[1]
@@ -372,6 +382,9 @@ def plan_pattern(
     if siteswap.num_props <= 0:
         raise MotionError(f"{siteswap.text!r} has no props to animate")
     paths = parse_dwell_paths(dwell_paths) if isinstance(dwell_paths, str) else tuple(dwell_paths)
+    # gunswap's paths are drawn for its juggler (shoulders 22.5 cm from the centre): fit them to ours.
+    width = body.shoulder_half_width / GUNSWAP_SHOULDER_HALF_WIDTH
+    paths = tuple(DwellPath(tuple((x * width, y, z) for x, y, z in path.points)) for path in paths)
 
     throws, cycle = _expand_cycle(siteswap, paths)
     successor = _match_landings(siteswap, throws, cycle)
@@ -891,6 +904,7 @@ class _Planner:
                     out_p.append(point)
                     out_v.append(velocity)
             elif event.kind == "catch" and next_event.kind == "throw" and gap <= _LONG_GAP:
+                # Also for a two-point dwell path: it fixes the ends, the scoop stays ours.
                 bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
                 if bottom is not None:
                     out_t.append(bottom[0])
@@ -1030,9 +1044,11 @@ def _scoop_bottom(
     """
     duration = t_b - t_a
     dip = _STROKE_DIP * (max(v_b[2], 0.0) + max(-v_a[2], 0.0)) * duration
-    if dip <= _MAX_SCOOP or v_b[2] <= 0.0:
+    # Deep enough that the final push lasts _THROW_PUSH seconds (a few g), no deeper than needed.
+    depth = min(_MAX_SCOOP, max(_MIN_SCOOP, v_b[2] * _THROW_PUSH / 3.0))
+    if dip <= depth or v_b[2] <= 0.0:
         return None
-    z_bottom = min(p_a[2], p_b[2]) - _MAX_SCOOP
+    z_bottom = min(p_a[2], p_b[2]) - depth
     rise = p_b[2] - z_bottom
     last = min(0.6 * duration, 3.0 * rise / v_b[2])
     t_bottom = t_b - last
@@ -1097,12 +1113,12 @@ def _reach_warning(pattern: Pattern) -> str | None:
     shoulders = pattern.shoulder_positions(samples)
     reach = np.linalg.norm(hands - shoulders, axis=-1)
     limit = pattern.body.upper_arm + pattern.body.forearm
-    over = reach > limit + 1e-9
+    over = reach > limit + _REACH_TOLERANCE
     if not np.any(over):
         return None
     worst = float(np.max(reach - limit))
     share = float(np.mean(over)) * 100
     return (
         f"hands are out of arm's reach {share:.0f}% of the time (by up to {worst * 100:.0f} cm); "
-        "the arms point straight at them there. Lower the beat duration or use a dwell path"
+        "the arms point straight at them there. Lower the beat duration or narrow the dwell path"
     )
