@@ -26,6 +26,7 @@ from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, CliError, call_operator
 
 SHIPPED_GENOME = Path(__file__).resolve().parent.parent / "presets" / "fly" / "hover.npz"
+SHIPPED_STEERING_GENOME = SHIPPED_GENOME.with_name("steer.npz")
 COLLECTION = "Fly"
 PART_KEY = "procanim_fly_part"
 CURVE_IMAGE = "ProcAnim Fly Training"
@@ -193,9 +194,40 @@ def resolve_path(path: str, default_name: str) -> Path:
     return Path(bpy.path.abspath(path))
 
 
-def genome_file(path: str) -> Path:
-    """The genome to fly: the given file, else the shipped hovering one."""
-    return Path(bpy.path.abspath(path)) if path else SHIPPED_GENOME
+def genome_file(path: str, steering: bool = False) -> Path:
+    """The genome to fly: the given file, else the shipped steering (with a target) or hovering one."""
+    if path:
+        return Path(bpy.path.abspath(path))
+    return SHIPPED_STEERING_GENOME if steering else SHIPPED_GENOME
+
+
+def yaw_quaternion(yaw: float) -> np.ndarray:
+    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+
+
+def quaternion_products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Hamilton products of (4,) or (..., 4) quaternions, w first."""
+    w1, x1, y1, z1 = np.moveaxis(np.broadcast_to(left, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
+    w2, x2, y2, z2 = np.moveaxis(np.broadcast_to(right, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
+    return np.stack(
+        [
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+        ],
+        axis=-1,
+    )
+
+
+def rotate_about_z(points: np.ndarray, centre: np.ndarray, yaw: float) -> np.ndarray:
+    c, s = np.cos(yaw), np.sin(yaw)
+    offset = points - centre
+    rotated = np.stack(
+        [c * offset[..., 0] - s * offset[..., 1], s * offset[..., 0] + c * offset[..., 1], offset[..., 2]],
+        axis=-1,
+    )
+    return rotated + centre
 
 
 def fly_parts(scene: bpy.types.Scene) -> dict[str, bpy.types.Object]:
@@ -353,24 +385,33 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
 
     def bake(self, context: bpy.types.Context):
         scene = context.scene
-        genome = load_genome(genome_file(self.genome_path))
+        genome = load_genome(genome_file(self.genome_path, steering=bool(self.target)))
         model = FlyModel(aero=genome.aero, asymmetric=genome.asymmetric)
         body = fly_parts(scene).get("body")
-        start = np.array(body.matrix_world.translation) if body is not None else np.array([0.0, 0.0, 1.0])
         fps = scene.render.fps / scene.render.fps_base
         frame_start = scene.frame_start
+        # the flight starts where (and facing where) the fly is at the first frame, even if already baked
+        scene.frame_set(frame_start)
+        start, yaw = np.array([0.0, 0.0, 1.0]), 0.0
+        if body is not None:
+            start = np.array(body.matrix_world.translation)
+            forward = np.array(body.matrix_world.col[1][:3])
+            yaw = float(np.arctan2(-forward[0], forward[1]))
         steps = int(round(self.duration / 0.001))
         target = None
         if self.target:
-            target = sample_target(scene, self.target, frame_start, fps, steps)
-        self._setup = (model, fps, frame_start, start)
+            # the simulated fly faces +y; turn the target into its frame, and the flight back below
+            target = rotate_about_z(sample_target(scene, self.target, frame_start, fps, steps), start, -yaw)
+        self._setup = (model, fps, frame_start, start, yaw)
         flight = yield from simulate_genomes_steps(
             genome, self.duration, model=model, start=start, target=target
         )
+        flight.positions = rotate_about_z(flight.positions, start, yaw)
+        flight.rotations = quaternion_products(yaw_quaternion(yaw), flight.rotations)
         return flight
 
     def write(self, context: bpy.types.Context, flight) -> set[str]:
-        model, fps, frame_start, start = self._setup
+        model, fps, frame_start, start, _ = self._setup
         scene = context.scene
         parts = fly_parts(scene)
         if set(parts) != {"body", "wing_r", "wing_l"}:

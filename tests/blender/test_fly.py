@@ -150,6 +150,25 @@ def test_bake_chases_an_animated_target(fly):
     assert bpy.context.scene.frame_current == 1
 
 
+@pytest.mark.parametrize("yaw", [0.0, np.pi / 2])
+def test_shipped_steering_genome_reaches_a_target_ahead_of_a_turned_fly(fly, yaw):
+    assert bpy.ops.procanim.add_fly(location=(1.0, 2.0, 1.0)) == {"FINISHED"}
+    body = _parts(fly)["body"]
+    body.rotation_quaternion = (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2))
+    ahead = np.array([-np.sin(yaw), np.cos(yaw), 0.0]) * 0.2 + [1.0, 2.0, 1.25]
+    target = bpy.data.objects.new("Goal", None)
+    bpy.context.scene.collection.objects.link(target)
+    target.location = ahead
+    assert bpy.ops.procanim.bake_fly(duration=4.0, target="Goal") == {"FINISHED"}
+    scene = bpy.context.scene
+    distances = []
+    for frame in range(scene.frame_end - 24, scene.frame_end + 1):
+        scene.frame_set(frame)
+        distances.append(np.linalg.norm(np.array(body.matrix_world.translation) - ahead))
+    start_distance = np.hypot(0.2, 0.25)
+    assert np.mean(distances) < 0.6 * start_distance       # it went toward the target and stays near
+
+
 def test_panel_draws(fly, ext):
     panel = ext("panels.fly").PROCANIM_PT_fly
     with bpy.context.temp_override(**view3d_override()):
