@@ -298,3 +298,27 @@ def test_presets_from_the_menu_bake(ext, preset):
     values["loops"] = 1
     assert bpy.ops.procanim.juggle(**values) == {"FINISHED"}
     assert len(_props()) > 0
+
+
+def test_bezier_spin_keys_follow_the_true_rotation(ext):
+    bpy.ops.procanim.juggle(siteswap="5", prop_type="club", key_style="BEZIER", loops=1)
+    writers = ext("operators.writers")
+    fps = _fps()
+    pattern = _planned(ext, fps, siteswap="5", prop_type="club")
+    prop = _props()[0]
+    curves = sorted(
+        (fc for fc in writers.fcurves_of(prop) if fc.data_path == "rotation_quaternion"),
+        key=lambda fc: fc.array_index,
+    )
+    half_frames = np.arange(1.5, bpy.context.scene.frame_end, 1.0)
+    keyed = np.array([[fc.evaluate(f) for fc in curves] for f in half_frames])
+    keyed /= np.linalg.norm(keyed, axis=1, keepdims=True)
+    truth = pattern.prop_orientations((half_frames - 1) / fps)[0]
+    start_t, end_t = (half_frames - 1.5) / fps, (half_frames - 0.5) / fps
+    in_air = np.zeros(len(half_frames), dtype=bool)
+    for flight in pattern.flights:
+        if flight.prop == 0:
+            in_air |= (start_t > flight.throw_time) & (end_t < flight.catch_time)
+    assert in_air.sum() > 10
+    dots = np.abs(np.sum(keyed * truth, axis=1))
+    assert np.all(dots[in_air] > 1 - 1e-5)  # within about half a degree of the spinning club
