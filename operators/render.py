@@ -47,6 +47,9 @@ def configure_render(
     width, height = resolution
     if width < 16 or height < 16:
         raise ProcAnimError(f"resolution {width}x{height} is too small (at least 16x16)")
+    if scene.world is None:
+        # An empty file has no world, which renders as black; a soft grey sky reads better.
+        scene.world = _neutral_world()
     render = scene.render
     render.engine = engine_identifier(engine)
     render.resolution_x, render.resolution_y = int(width), int(height)
@@ -85,6 +88,18 @@ def configure_render(
     else:
         raise ProcAnimError(f"unknown output format {file_format!r} (use MP4 or PNG)")
     return str(out)
+
+
+def _neutral_world() -> bpy.types.World:
+    world = bpy.data.worlds.get("ProcAnim Sky") or bpy.data.worlds.new("ProcAnim Sky")
+    world.color = (0.32, 0.36, 0.42)
+    if world.node_tree is None:  # before 5.0 a new world has no node tree yet
+        world.use_nodes = True
+    background = next((n for n in world.node_tree.nodes if n.type == "BACKGROUND"), None)
+    if background is not None:
+        background.inputs["Color"].default_value = (0.32, 0.36, 0.42, 1.0)
+        background.inputs["Strength"].default_value = 0.8
+    return world
 
 
 def render_animation(
