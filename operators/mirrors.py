@@ -665,9 +665,14 @@ def _fresnel_rays(obj, pattern: str, count: int, from_second: bool, seed: int):
     first, second = focus_positions(obj)
     source = second if from_second else first
     normal = unit_directions(tuple(recipe.plate_normal), "plate normal")[0]
-    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    across = np.cross(helper, normal)
-    across /= np.linalg.norm(across)
+    # The fan lies in the plane of the two foci when they are not stacked along the plate normal.
+    between = (second - first) - ((second - first) @ normal) * normal
+    if np.linalg.norm(between) > 1e-9:
+        across = between / np.linalg.norm(between)
+    else:
+        helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        across = np.cross(helper, normal)
+        across /= np.linalg.norm(across)
     other = np.cross(normal, across)
     if pattern == "FAN":
         offsets = np.linspace(-0.95, 0.95, count)[:, None] * across
