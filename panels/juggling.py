@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import bpy
 
-from ..addon.juggling import SiteswapError, parse_siteswap
+from ..addon.errors import ProcAnimError
+from ..addon.juggling import SiteswapError, parse_siteswap, plan_pattern
 from ..operators.juggling import juggling_properties
 from .common import GeneratorPanel, copy_settings, preset_menu
 
@@ -40,6 +41,45 @@ def siteswap_feedback(text: str) -> tuple[bool, str]:
     return result
 
 
+_plan_cache: dict[tuple, tuple[bool, str]] = {}
+
+
+def timing_feedback(settings, fps: float) -> tuple[bool, str]:
+    """``(ok, message)``: the loop length in seconds and frames, or why these timings cannot work
+    (a bounce that cannot reach the hand, a dwell path typo) before the button is pressed."""
+    key = (
+        settings.siteswap,
+        round(settings.beat_duration, 6),
+        round(settings.dwell_ratio, 6),
+        settings.dwell_path,
+        round(settings.restitution, 6),
+        fps,
+    )
+    cached = _plan_cache.get(key)
+    if cached is not None:
+        return cached
+    try:
+        pattern = plan_pattern(
+            parse_siteswap(settings.siteswap),
+            beat_duration=settings.beat_duration,
+            dwell_ratio=settings.dwell_ratio,
+            restitution=settings.restitution,
+            dwell_paths=settings.dwell_path,
+            frame_rate=fps,
+        )
+    except ProcAnimError as error:
+        result = (False, str(error))
+    else:
+        frames = round(pattern.loop_duration * fps)
+        result = (True, f"Loop {pattern.loop_duration:.2f} s, {frames} frames")
+        if pattern.reach_warning:
+            result = (True, f"{result[1]}; {pattern.reach_warning}")
+    if len(_plan_cache) > 64:
+        _plan_cache.clear()
+    _plan_cache[key] = result
+    return result
+
+
 class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
     """Build a juggling scene from a siteswap"""
 
@@ -57,6 +97,14 @@ class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
         for number, line in enumerate(_wrap(message, 38)):
             feedback.label(text=line, icon=("CHECKMARK" if valid else "ERROR") if number == 0 else "BLANK1")
 
+        if valid:
+            render = context.scene.render
+            ok, timing = timing_feedback(settings, render.fps / render.fps_base)
+            for number, line in enumerate(_wrap(timing, 38)):
+                layout.label(
+                    text=line, icon=("PREVIEW_RANGE" if ok else "ERROR") if number == 0 else "BLANK1"
+                )
+            valid = ok
         column = layout.column(align=True)
         column.prop(settings, "beat_duration")
         column.label(text=f"{1.0 / settings.beat_duration:.2f} throws per second", icon="TIME")

@@ -227,9 +227,18 @@ def test_panel_draws_with_live_feedback(ext):
         record = smoke_draw(panels.PROCANIM_PT_juggling)
         assert "procanim.juggle" in record.operators
         assert any("3 props" in label for label in record.labels)
+        assert any(label.startswith("Loop ") and "frames" in label for label in record.labels)
         settings.siteswap = "543"
         record = smoke_draw(panels.PROCANIM_PT_juggling)
         assert any("land" in label for label in record.labels)
+        # A valid siteswap whose timing cannot work is caught before the button is pressed.
+        settings.siteswap = "3B"
+        settings.beat_duration = 0.05
+        settings.restitution = 0.2
+        record = smoke_draw(panels.PROCANIM_PT_juggling)
+        assert any("bounce" in label for label in record.labels)
+        settings.beat_duration = 0.3
+        settings.restitution = 0.9
         smoke_draw(panels.PROCANIM_PT_juggling_more)
         menu = smoke_draw_menu(panels.JugglingPresetMenu)
         assert len(menu.operators) >= 40
