@@ -97,3 +97,13 @@ def test_asymmetric_wings_move_independently():
     assert flight.wing_angles.shape == (3, 201, 2, 3)
     assert np.abs(flight.wing_angles[:, :, 0] - flight.wing_angles[:, :, 1]).max() > 0.1
     assert np.all(np.isfinite(flight.positions))
+
+
+def test_shipped_steering_genome_flies_toward_targets_in_its_plane():
+    genome = load_genome(SHIPPED.with_name("steer.npz"))
+    for offset in ((0.0, 0.2, 0.25), (0.0, -0.25, 0.1)):
+        target = np.array(offset)
+        flight = simulate(genome, duration=4.0, target=target, record_every=10)
+        distance = np.linalg.norm(flight.positions[0] - target, axis=1)
+        assert not flight.blown_up[0]
+        assert distance[-100:].mean() < 0.6 * np.linalg.norm(target)
