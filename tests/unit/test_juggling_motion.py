@@ -404,3 +404,33 @@ def test_every_bundled_preset_animates() -> None:
         t = np.linspace(0.0, pattern.loop_duration, 40)
         assert np.all(np.isfinite(pattern.prop_positions(t))), preset["name"]
         assert pattern.reach_warning is None, preset["name"]
+
+
+@pytest.mark.parametrize("text", ["3", "531", "(4,4)", "24[54]", "<3p|3p>", "7"])
+def test_hand_paths_are_smooth_and_loop(text: str) -> None:
+    pattern = plan(text)
+    for juggler in range(pattern.num_jugglers):
+        for hand in (0, 1):
+            knots = pattern.hand_knot_times(juggler, hand)
+            # C1 where the spline pieces join, and across the loop seam.
+            for when in (*knots, *(knots + pattern.loop_duration)):
+                before, after = pattern.hand_velocities([when - 1e-9, when + 1e-9])[juggler, hand]
+                np.testing.assert_allclose(before, after, atol=1e-5)
+    t = np.linspace(0.0, pattern.loop_duration, 4001)
+    step = t[1] - t[0]
+    velocity = pattern.hand_velocities(t)
+    np.testing.assert_allclose(velocity[:, :, 0], velocity[:, :, -1], atol=1e-9)
+    # Positions and velocities agree (the sampler's derivative is its own), and accelerations stay
+    # within what a throwing hand does (under 20 g).
+    positions = pattern.hand_positions(t)
+    midpoint = 0.5 * (velocity[:, :, 1:] + velocity[:, :, :-1]) * step
+    np.testing.assert_allclose(np.diff(positions, axis=2), midpoint, atol=1e-4)
+    assert np.linalg.norm(np.diff(velocity, axis=2), axis=-1).max() / step < 200.0
+
+
+def test_dwell_path_notation_details() -> None:
+    paths = parse_dwell_paths(" (30, 5.5)(10.25){1,0,0,0.5} . (-2.5)(0,0,12) ")
+    assert [len(p.points) for p in paths] == [2, 2]
+    assert paths[0].points[0] == pytest.approx((0.30, 0.0, 0.055))  # (out, forward, up) in metres
+    assert paths[1].points[1] == pytest.approx((0.0, 0.12, 0.0))
+    assert parse_dwell_paths("") == ()
