@@ -56,6 +56,29 @@ def test_add_ellipsoid_mirror_from_an_empty_scene():
     assert all(p.use_smooth for p in mirror.data.polygons)
 
 
+def test_mirror_shading_normals_are_exact_so_renders_focus():
+    bpy.ops.procanim.add_ellipsoid_mirror(resolution=6)
+    (mirror,) = _mirrors()
+    mesh = mirror.data
+    loops = len(mesh.loops)
+    normals = np.empty(3 * loops, dtype=np.float32)
+    mesh.corner_normals.foreach_get("vector", normals)
+    normals = normals.reshape(-1, 3).astype(np.float64)
+    corner_vertices = np.empty(loops, dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", corner_vertices)
+    points = _world_vertices(mirror)[corner_vertices]
+    recipe = mirror.procanim.mirror
+    first = np.array(recipe.focus_1.matrix_world.translation)
+    second = np.array(recipe.focus_2.matrix_world.translation)
+    incoming = (points - first) / np.linalg.norm(points - first, axis=1, keepdims=True)
+    outgoing = incoming - 2.0 * np.einsum("ij,ij->i", incoming, normals)[:, None] * normals
+    offset = second - points
+    miss = np.linalg.norm(offset - np.einsum("ij,ij->i", offset, outgoing)[:, None] * outgoing, axis=1)
+    # Blender stores custom normals to about 1e-4 rad, yet on a 6-ring mesh (flat-face spot ~0.1 m) every
+    # corner's ray still passes within a millimetre of the focus
+    assert miss.max() < 1e-3
+
+
 def test_selected_objects_are_the_foci():
     collection = bpy.context.scene.collection
     first = bpy.data.objects.new("Lamp", None)
