@@ -249,6 +249,10 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         _write_props(collection, result, interpolation)
         if self.floor:
             _add_floor(collection, pattern)
+        # The keys span whole loops, so a Cycles modifier carries the pattern past the frame range.
+        for obj in collection.all_objects:
+            for fcurve in writers.fcurves_of(obj):
+                fcurve.modifiers.new("CYCLES")
         _add_camera(scene, collection, result)
         writers.add_sun(collection)
         frames = result.frames
