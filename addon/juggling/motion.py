@@ -11,6 +11,7 @@ incoming prop), plus gunswap-style dwell path points. Elbows come from the share
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import reduce
 
@@ -923,7 +924,7 @@ class _Planner:
         flight_time: dict[int, tuple[float, float]],
         arcs_of: dict[int, list[Ballistic]],
         spin_of: dict[int, tuple[float, Array, Array, Array]],
-        slot_offset,
+        slot_offset: Callable[[int], Array],
         real: list[bool],
         throw_event: dict[int, _Event],
     ) -> tuple[list[Flight], list[_PropTrack]]:
@@ -936,7 +937,7 @@ class _Planner:
             for k in range(count):
                 period = count * self.period
                 if not real_in_orbit:
-                    tracks.append(self._held_track(orbit[0], period, slot_offset))
+                    tracks.append(self._held_track(orbit[0], period))
                     prop += 1
                     continue
                 # Walk the chain from the first real throw for one prop period.
@@ -1016,7 +1017,8 @@ class _Planner:
                 prop += 1
         return flights, tracks
 
-    def _held_track(self, index: int, period: float, slot_offset) -> _PropTrack:
+    def _held_track(self, index: int, period: float) -> _PropTrack:
+        """A prop that is only ever held (every throw of its orbit is a hold)."""
         t = self.throws[index]
         q = self._hold_quaternion(t.juggler)
         rows = [
