@@ -468,7 +468,7 @@ def add_follow_camera(scene: bpy.types.Scene, body: bpy.types.Object) -> bpy.typ
     camera = writers.new_object("Fly Camera", bpy.data.cameras.new("Fly Camera"), collection)
     camera.data.lens = 50.0
     camera.data.clip_start = 0.005
-    camera.location = (0.12, -0.2, 0.06)
+    camera.location = (0.18, -0.32, 0.1)
     follow = camera.constraints.new("COPY_LOCATION")
     follow.target = body
     follow.use_offset = True
@@ -582,6 +582,12 @@ def add_cli(subparsers) -> None:
     bake.add_argument("--genome", type=Path, help="genome .npz (default: the shipped hovering genome)")
     bake.add_argument("--duration", type=float, default=30.0, help="seconds of flight")
     bake.add_argument("--camera", action="store_true", help="add a camera and light that follow the fly")
+    bake.add_argument(
+        "--chase",
+        action="store_true",
+        help="add a target bead looping in front of the fly and steer toward it "
+        "(uses the shipped steering genome unless --genome is given)",
+    )
     bake.set_defaults(run=_cli_bake)
 
 
@@ -620,10 +626,38 @@ def _cli_train(args, context) -> None:
 def _cli_bake(args, context) -> None:
     if args.genome is not None and not args.genome.is_file():
         raise CliError(f"fly bake: genome file {args.genome} does not exist")
+    if not (np.isfinite(args.duration) and args.duration > 0):
+        raise CliError(f"fly bake: --duration must be a positive number of seconds, got {args.duration}")
     call_operator("procanim.add_fly")
+    target = add_looping_target(context.scene, args.duration).name if args.chase else ""
     call_operator(
         "procanim.bake_fly",
         duration=args.duration,
         genome_path=str(args.genome.resolve()) if args.genome else "",
         follow_camera=args.camera or args.render is not None,
+        target=target,
     )
+
+
+def add_looping_target(scene: bpy.types.Scene, duration: float) -> bpy.types.Object:
+    """A red bead on a figure-eight in the fly's vertical plane, keyed every frame."""
+    collection = writers.generator_collection(scene, COLLECTION, replace=False)
+    bead = 0.008 * np.array(
+        [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float
+    )
+    faces = [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)]
+    target = writers.new_object("Fly Target", writers.mesh_from_arrays("Fly Target", bead, faces), collection)
+    writers.assign_material(target, writers.principled_material("Fly Target", (0.9, 0.1, 0.05, 1.0)))
+    fps = scene.render.fps / scene.render.fps_base
+    frames = scene.frame_start + np.arange(int(duration * fps) + 2)
+    time = (frames - scene.frame_start) / fps
+    path = np.stack(
+        [
+            np.zeros_like(time),
+            0.25 * np.sin(2 * np.pi * time / 5.0),
+            1.3 + 0.15 * np.sin(4 * np.pi * time / 5.0),
+        ],
+        axis=1,
+    )
+    writers.write_object_transforms(target, frames, locations=path)
+    return target

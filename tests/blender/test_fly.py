@@ -166,7 +166,7 @@ def test_shipped_steering_genome_reaches_a_target_ahead_of_a_turned_fly(fly, yaw
         scene.frame_set(frame)
         distances.append(np.linalg.norm(np.array(body.matrix_world.translation) - ahead))
     start_distance = np.hypot(0.2, 0.25)
-    assert np.mean(distances) < 0.6 * start_distance       # it went toward the target and stays near
+    assert np.mean(distances) < 0.6 * start_distance  # it went toward the target and stays near
 
 
 def test_panel_draws(fly, ext):
@@ -207,6 +207,26 @@ def test_cli_trains_and_bakes(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "g.npz").is_file() and (tmp_path / "fly.blend").is_file()
+    chase = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "procanim_cli.py"),
+            "fly",
+            "bake",
+            "--duration",
+            "0.3",
+            "--chase",
+            "--out",
+            str(tmp_path / "chase.blend"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert chase.returncode == 0, chase.stderr
+    assert "Baked 0.3 s" in chase.stdout
     bad = subprocess.run(
         [
             sys.executable,
