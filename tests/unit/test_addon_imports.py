@@ -39,3 +39,9 @@ def test_no_addon_source_mentions_bpy_imports():
         if line.strip().startswith(("import bpy", "from bpy", "import mathutils", "from mathutils"))
     ]
     assert offenders == []
+
+
+def test_collecting_the_unit_tests_never_imports_bpy():
+    # The repository root is the extension package; pytest imports its __init__ while collecting,
+    # which must not drag Blender in (unit tests run anywhere).
+    assert "bpy" not in sys.modules
