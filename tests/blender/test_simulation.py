@@ -292,3 +292,23 @@ def test_cli_simulate_saves_a_baked_rope(tmp_path):
     rig = bpy.data.objects["Rope Rig"]
     fcurves = _module("operators.writers").fcurves_of(rig)
     assert fcurves and all(len(f.keyframe_points) == 7 for f in fcurves)
+
+
+def test_diverging_rope_names_the_frame_and_writes_nothing():
+    anchors = []
+    for name, x in (("Post A", -0.5), ("Post B", 0.5)):
+        obj = bpy.data.objects.new(name, None)
+        bpy.context.scene.collection.objects.link(obj)
+        obj.location = (x, 0.0, 1.5)
+        obj.select_set(True)
+        anchors.append(obj)
+    far = anchors[1]
+    far.keyframe_insert("location", frame=1)
+    far.location = (1e6, 0.0, 1.5)  # the anchor is yanked a thousand kilometres in two frames
+    far.keyframe_insert("location", frame=3)
+    bpy.context.view_layer.objects.active = far
+    before = data_counts()
+    with pytest.raises(RuntimeError, match="diverged at frame 2"):
+        bpy.ops.procanim.add_rope(frame_count=6, substeps=5, links=5)
+    assert data_counts() == before and "Rope Rig" not in bpy.data.objects
+    assert bpy.context.scene.frame_current == 1

@@ -289,3 +289,13 @@ def test_bad_input_raises_domain_errors_naming_the_problem():
         world.step(-1.0)
     with pytest.raises(SimulationError, match="no volume"):
         World(np.zeros((4, 3))).add_volume([[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 3, 2]])
+
+
+def test_animated_attachment_follows_its_trajectory_exactly():
+    world = rope(links=4, length=0.4)
+    path = lambda t: np.array([[0.4 + 0.5 * np.sin(3 * t), 0.2 * t, 3.0]])  # noqa: E731
+    world.add_pin([4], trajectory=path)
+    for frame in range(1, 25):
+        world.step(1.0 / FPS, substeps=10)
+        np.testing.assert_allclose(world.positions[4], path(frame / FPS)[0], atol=1e-12)
+    np.testing.assert_allclose(world.positions[0], [0.0, 0.0, 3.0])
