@@ -100,6 +100,8 @@ def test_tiny_training_writes_genome_curve_and_bakes_it(fly, ext, tmp_path):
     assert ext("addon.plotting").read_png_size(curve) == (800, 450)
     assert bpy.data.images[fly.CURVE_IMAGE].size[0] == 800
     assert (tmp_path / "trained_population.npz").is_file()
+    with bpy.context.temp_override(**view3d_override()):
+        smoke_draw(ext("panels.fly").PROCANIM_PT_fly)      # the panel with a training curve to show
     # resume continues from the saved population
     assert bpy.ops.procanim.train_fly(
         population=6, generations=1, train_duration=0.1, resume=True, output_path=str(output)
