@@ -44,6 +44,7 @@ CACHE_ITEMS = (
 CACHE_MODIFIER = "ProcAnim Cache"
 SHAPE_KEY_PREFIX = "ProcAnim "
 DEFAULT_CACHE_DIRECTORY = "procanim_cache"
+DEFAULT_ANCHORS = ("Rope Start", "Rope End")
 
 
 # --------------------------------------------------------------------------- shared properties
@@ -629,14 +630,17 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
     def bake(self, context: bpy.types.Context):
         scene = context.scene
         settings = simulation_settings(self, context)
-        chosen = [
-            o for o in context.selected_objects if o.type != "ARMATURE" and not o.name.startswith("Rope")
-        ]
+        # The previous rope's rig and tube are replaced by this bake, so they can never be anchors.
+        previous = scene.collection.children.get(writers.COLLECTION_PREFIX + "Rope")
+        generated = set(previous.all_objects) if previous is not None else set()
+        chosen = [o for o in context.selected_objects if o not in generated]
         active = context.view_layer.objects.active
         if len(chosen) == 2:
             end = active if active in chosen else chosen[1]
             start = chosen[0] if chosen[0] is not end else chosen[1]
             anchors = (start.name, end.name)
+        elif all(bpy.data.objects.get(name) is not None for name in DEFAULT_ANCHORS):
+            anchors = DEFAULT_ANCHORS  # the anchors of an earlier Add Rope, wherever the user moved them
         else:
             anchors = None
         first = scene.frame_start
@@ -677,8 +681,8 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
         rest = positions[0]
         if result["anchors"] is None:
             anchor_collection = writers.generator_collection(scene, "Rope Anchors", replace=False)
-            _anchor(anchor_collection, "Rope Start", rest[0])
-            _anchor(anchor_collection, "Rope End", rest[-1])
+            _anchor(anchor_collection, DEFAULT_ANCHORS[0], rest[0])
+            _anchor(anchor_collection, DEFAULT_ANCHORS[1], rest[-1])
         collection = writers.generator_collection(scene, "Rope")
         bones = [
             writers.BoneSpec(

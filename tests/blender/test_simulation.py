@@ -312,3 +312,18 @@ def test_diverging_rope_names_the_frame_and_writes_nothing():
         bpy.ops.procanim.add_rope(frame_count=6, substeps=5, links=5)
     assert data_counts() == before and "Rope Rig" not in bpy.data.objects
     assert bpy.context.scene.frame_current == 1
+
+
+def test_add_rope_again_uses_the_moved_default_anchors():
+    bpy.ops.procanim.add_rope(frame_count=2, substeps=5, links=4)
+    end = bpy.data.objects["Rope End"]
+    end.location = (1.5, 0.5, 2.5)
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    assert bpy.ops.procanim.add_rope(frame_count=2, substeps=5, links=4) == {"FINISHED"}
+    rig = bpy.data.objects["Rope Rig"]
+    assert len([o for o in bpy.data.objects if o.name.startswith("Rope Rig")]) == 1
+    bpy.context.scene.frame_set(1)
+    matrix = np.array(rig.matrix_world)
+    tail = matrix[:3, :3] @ np.array(rig.pose.bones[-1].tail) + matrix[:3, 3]
+    np.testing.assert_allclose(tail, end.location, atol=1e-4)
