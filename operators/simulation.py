@@ -225,6 +225,8 @@ def collider_surfaces(context: bpy.types.Context, exclude: set[str]) -> list[Col
     for obj in context.scene.objects:
         if obj.type != "MESH" or obj.name in exclude or not obj.procanim.simulation.collider:
             continue
+        if not obj.visible_get():  # hidden colliders are switched off, as in Blender's own physics
+            continue
         evaluated = obj.evaluated_get(depsgraph)
         mesh = evaluated.to_mesh()
         try:
