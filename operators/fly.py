@@ -40,7 +40,7 @@ FITNESS_ITEMS = (
     (
         "UPRIGHT_HEIGHT_MINUS_DRIFT",
         "Upright Height minus Drift",
-        "Final height minus the full sideways drift and a penalty for a tilted or tumbling body",
+        "Final height minus twice the sideways drift and a penalty for a tilted or tumbling body",
     ),
     ("FINAL_HEIGHT", "Final Height", "Height at the end of the flight"),
     ("MEAN_HEIGHT", "Mean Height", "Average height over the flight (the paper's first try)"),

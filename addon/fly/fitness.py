@@ -54,13 +54,13 @@ def tilts(flight: Flight) -> np.ndarray:
 
 
 def upright_height_minus_drift(flight: Flight) -> np.ndarray:
-    """Beyond the paper: final height minus the whole mean horizontal distance from the start and
+    """Beyond the paper: final height minus twice the mean horizontal distance from the start and
     half a metre per radian of mean body tilt.
 
     The paper's fitness lets a fly tumble, or climb on a slant, as long as it gains height; this one
-    asks for a level body going straight up.
+    asks for a level body going straight up (a 45 degree slant scores no better than hovering).
     """
-    penalty = mean_lateral_drift(flight) + 0.5 * tilts(flight).mean(axis=1)
+    penalty = 2.0 * mean_lateral_drift(flight) + 0.5 * tilts(flight).mean(axis=1)
     return _finish(flight, heights(flight)[:, -1] - penalty)
 
 

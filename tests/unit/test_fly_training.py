@@ -88,7 +88,7 @@ def test_upright_fitness_penalises_tilt_and_full_drift():
     flight.positions[1, :, 1] = 0.2
     scores = fitness.upright_height_minus_drift(flight)
     assert scores[0] == pytest.approx(1.0)
-    assert scores[1] == pytest.approx(1.0 - 0.2 - 0.5 * 0.5)
+    assert scores[1] == pytest.approx(1.0 - 2 * 0.2 - 0.5 * 0.5)
 
 
 def test_asymmetric_wings_move_independently():
