@@ -211,6 +211,8 @@ def mesh_arrays(mesh: bpy.types.Mesh) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def body_of(obj: bpy.types.Object) -> Body:
     """A simulation body from a mesh object's own vertices (modifiers ignored), in world space."""
+    if obj.mode == "EDIT":  # edits live in the edit-mode copy until written back
+        obj.update_from_editmode()
     vertices, edges, triangles = mesh_arrays(obj.data)
     if len(vertices) == 0:
         raise SimulationError(f"{obj.name!r} has no vertices; select meshes with geometry to simulate")
