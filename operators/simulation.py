@@ -220,30 +220,76 @@ def body_of(obj: bpy.types.Object) -> Body:
     return Body(obj.name, vertices @ matrix[:3, :3].T + matrix[:3, 3], edges, triangles)
 
 
-def collider_surfaces(context: bpy.types.Context, exclude: set[str]) -> list[ColliderSurface]:
-    """Every visible mesh marked as a ProcAnim collider (modifiers applied), in world space."""
-    depsgraph = context.evaluated_depsgraph_get()
+def _sample_colliders(
+    context: bpy.types.Context,
+    chosen: list[bpy.types.Object],
+    first_frame: int,
+    frame_count: int,
+    samples: dict[str, list[np.ndarray]],
+    triangles: dict[str, np.ndarray],
+) -> None:
+    """Fill ``samples`` (world vertices on every bake frame) and ``triangles`` of each collider."""
+    scene = context.scene
+    for k in range(frame_count + 1):
+        scene.frame_set(first_frame + k)
+        depsgraph = context.evaluated_depsgraph_get()
+        for obj in chosen:
+            evaluated = obj.evaluated_get(depsgraph)
+            mesh = evaluated.to_mesh()
+            try:
+                vertices, _, tris = mesh_arrays(mesh)
+            finally:
+                evaluated.to_mesh_clear()
+            if k == 0:
+                triangles[obj.name] = tris
+            elif len(vertices) != len(samples[obj.name][0]):
+                raise SimulationError(
+                    f"collider {obj.name!r} changes its vertex count during the bake "
+                    f"(frame {first_frame + k}); apply or disable the modifier that does it"
+                )
+            matrix = _matrix(obj)
+            samples[obj.name].append(vertices @ matrix[:3, :3].T + matrix[:3, 3])
+
+
+def collider_surfaces(
+    context: bpy.types.Context, exclude: set[str], first_frame: int, frame_count: int
+) -> list[ColliderSurface]:
+    """Every visible mesh marked as a ProcAnim collider (modifiers applied), in world space.
+
+    Colliders are sampled on every frame of the bake; one that moves or deforms gets a ``path``.
+    """
+    scene = context.scene
+    chosen = [
+        obj
+        for obj in scene.objects
+        if obj.type == "MESH"
+        and obj.name not in exclude
+        and obj.procanim.simulation.collider
+        and obj.visible_get()  # hidden colliders are switched off, as in Blender's own physics
+    ]
+    if not chosen:
+        return []
+    samples: dict[str, list[np.ndarray]] = {obj.name: [] for obj in chosen}
+    triangles: dict[str, np.ndarray] = {}
+    frame_now = scene.frame_current
+    try:
+        _sample_colliders(context, chosen, first_frame, frame_count, samples, triangles)
+    finally:
+        scene.frame_set(frame_now)
     surfaces = []
-    for obj in context.scene.objects:
-        if obj.type != "MESH" or obj.name in exclude or not obj.procanim.simulation.collider:
+    for obj in chosen:
+        if len(triangles[obj.name]) == 0:
             continue
-        if not obj.visible_get():  # hidden colliders are switched off, as in Blender's own physics
-            continue
-        evaluated = obj.evaluated_get(depsgraph)
-        mesh = evaluated.to_mesh()
-        try:
-            vertices, _, triangles = mesh_arrays(mesh)
-        finally:
-            evaluated.to_mesh_clear()
-        if len(triangles) == 0:
-            continue
-        matrix = _matrix(obj)
+        path = np.array(samples[obj.name])
+        moving = float(np.ptp(path, axis=0).max()) > 1e-9
         surfaces.append(
             ColliderSurface(
                 obj.name,
-                vertices @ matrix[:3, :3].T + matrix[:3, 3],
-                triangles,
+                path[0],
+                triangles[obj.name],
                 obj.procanim.simulation.collider_friction,
+                path=path if moving else None,
+                first_frame=first_frame,
             )
         )
     return surfaces
@@ -372,8 +418,8 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
             shape_regions=self.shape_regions,
         )
         bodies = [body_of(o) for o in objects]
-        colliders = collider_surfaces(context, {o.name for o in objects})
         first = context.scene.frame_start
+        colliders = collider_surfaces(context, {o.name for o in objects}, first, settings.frame_count)
         folder, beside_blend = cache_folder(self.cache_directory)
         world, offsets, notes = build_softbody_world(bodies, colliders, settings)
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
@@ -513,8 +559,8 @@ class PROCANIM_OT_bake_rigid_pile(_SolverProperties, BakeOperator, bpy.types.Ope
         objects = selected_meshes(context)
         settings = simulation_settings(self, context)
         bodies = [body_of(o) for o in objects]
-        colliders = collider_surfaces(context, {o.name for o in objects})
         first = context.scene.frame_start
+        colliders = collider_surfaces(context, {o.name for o in objects}, first, settings.frame_count)
         world, samples, offsets = build_rigid_world(bodies, colliders, settings)
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
@@ -661,7 +707,7 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
             track = np.empty((2, settings.frame_count + 1, 3))
             track[0] = (-1.0, 0.0, 2.0)
             track[1] = (1.0, 0.0, 2.0)
-        colliders = collider_surfaces(context, set(anchors or ()))
+        colliders = collider_surfaces(context, set(anchors or ()), first, settings.frame_count)
         points, _ = rope_rest_positions(track[0, 0], track[1, 0], self.links, self.slack)
         times = np.arange(settings.frame_count + 1) * settings.dt
 

@@ -118,46 +118,98 @@ class MeshCollider:
 
     A particle inside a face's slab ``-thickness < signed distance < radius`` whose projection
     lies within the triangle is pushed out along that face normal.
+
+    An animated collider has a ``path`` ``(F, V, 3)``: its vertices on frames ``first_frame`` ..
+    ``first_frame + F - 1``; within a frame the surface moves linearly from one sample to the next.
     """
 
     vertices: NDArray[np.float64]
     triangles: NDArray[np.int64]
     friction: float = 0.5
     thickness: float = 0.1
+    path: NDArray[np.float64] | None = None
+    first_frame: int = 0
     _normals: NDArray[np.float64] = field(init=False, repr=False)
+    _motion: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
+        default=None, init=False, repr=False
+    )
     _candidates: tuple[NDArray[np.int64], NDArray[np.int64]] | None = field(
         default=None, init=False, repr=False
     )
 
     @classmethod
     def create(
-        cls, vertices: ArrayLike, triangles: ArrayLike, friction: float = 0.5, thickness: float = 0.1
+        cls,
+        vertices: ArrayLike,
+        triangles: ArrayLike,
+        friction: float = 0.5,
+        thickness: float = 0.1,
+        path: ArrayLike | None = None,
+        first_frame: int = 0,
     ) -> MeshCollider:
         v = np.asarray(vertices, dtype=np.float64)
         t = np.asarray(triangles, dtype=np.int64)
         if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
             raise SimulationError("mesh collider vertices must be a finite (V, 3) array")
+        frames = None
+        if path is not None:
+            frames = np.asarray(path, dtype=np.float64)
+            if frames.ndim != 3 or frames.shape[1:] != v.shape or not np.all(np.isfinite(frames)):
+                raise SimulationError(
+                    f"animated collider path must be finite (frames, {len(v)}, 3), got shape {frames.shape}"
+                )
         if t.ndim != 2 or t.shape[1] != 3 or len(t) == 0:
             raise SimulationError("mesh collider needs at least one triangle as a (T, 3) index array")
         if t.min() < 0 or t.max() >= len(v):
             raise SimulationError("mesh collider triangle indices are out of range")
         if thickness <= 0:
             raise SimulationError(f"mesh collider thickness must be positive, got {thickness}")
-        return cls(v, t, float(friction), float(thickness))
+        return cls(v, t, float(friction), float(thickness), frames, int(first_frame))
 
     def __post_init__(self) -> None:
         a, b, c = (self.vertices[self.triangles[:, k]] for k in range(3))
+        length = np.linalg.norm(np.cross(b - a, c - a), axis=1)
+        self.triangles = self.triangles[length > _TINY]
+        self._update_normals()
+
+    def _update_normals(self) -> None:
+        a, b, c = (self.vertices[self.triangles[:, k]] for k in range(3))
         normals = np.cross(b - a, c - a)
-        length = np.linalg.norm(normals, axis=1)
-        keep = length > _TINY
-        self.triangles = self.triangles[keep]
-        self._normals = normals[keep] / length[keep, None]
+        self._normals = normals / np.maximum(np.linalg.norm(normals, axis=1), _TINY)[:, None]
+
+    @property
+    def animated(self) -> bool:
+        return self.path is not None
+
+    def begin_frame(self, frame: int) -> None:
+        """Move an animated collider to the start of the step that computes ``frame``."""
+        if self.path is None:
+            return
+        last = len(self.path) - 1
+        target = int(np.clip(frame - self.first_frame, 0, last))
+        self._motion = (self.path[max(target - 1, 0)], self.path[target])
+        self.vertices = self._motion[0].copy()
+        self._update_normals()
+
+    def move_to(self, fraction: float) -> None:
+        """Place an animated collider ``fraction`` (0..1) of the way through the current frame."""
+        if self._motion is None:
+            return
+        start, end = self._motion
+        self.vertices = start + fraction * (end - start)
+        self._update_normals()
 
     def prepare(self, positions: NDArray[np.float64], margin: float) -> None:
         """Broad phase for the coming frame: particle/triangle pairs whose boxes overlap within margin."""
         tri = self.vertices[self.triangles]
-        lo = tri.min(axis=1) - margin - self.thickness
-        hi = tri.max(axis=1) + margin + self.thickness
+        lo = tri.min(axis=1)
+        hi = tri.max(axis=1)
+        if self._motion is not None:  # cover everywhere the surface passes during the frame
+            swept = self._motion[1][self.triangles]
+            lo = np.minimum(lo, swept.min(axis=1))
+            hi = np.maximum(hi, swept.max(axis=1))
+        lo = lo - margin - self.thickness
+        hi = hi + margin + self.thickness
         found_p, found_t = [], []
         chunk = max(1, 2_000_000 // max(len(tri), 1))
         for start in range(0, len(positions), chunk):

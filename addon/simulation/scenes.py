@@ -93,12 +93,15 @@ class Body:
 
 @dataclass(frozen=True)
 class ColliderSurface:
-    """A static collider from a mesh: world-space vertices and triangles."""
+    """A collider from a mesh: world-space vertices and triangles; ``path`` ``(F, V, 3)`` (vertices
+    on frames ``first_frame``, ``first_frame + 1``, ...) when it moves during the bake."""
 
     name: str
     vertices: NDArray[np.float64]
     triangles: NDArray[np.int64]
     friction: float = 0.5
+    path: NDArray[np.float64] | None = None
+    first_frame: int = 0
 
 
 # ----------------------------------------------------------------------------------- mesh helpers
@@ -213,6 +216,8 @@ def _add_environment(
                 surface.triangles,
                 surface.friction,
                 thickness=max(4 * settings.particle_radius, 0.05),
+                path=surface.path,
+                first_frame=surface.first_frame,
             )
         )
 

@@ -249,9 +249,16 @@ class World:
         self.add_collider(BoxCollider.create(center, half_extents, rotation, friction))
 
     def add_mesh_collider(
-        self, vertices: ArrayLike, triangles: ArrayLike, friction: float = 0.5, thickness: float = 0.1
+        self,
+        vertices: ArrayLike,
+        triangles: ArrayLike,
+        friction: float = 0.5,
+        thickness: float = 0.1,
+        path: ArrayLike | None = None,
+        first_frame: int = 0,
     ) -> None:
-        self.add_collider(MeshCollider.create(vertices, triangles, friction, thickness))
+        """A triangle-mesh collider; ``path`` ``(F, V, 3)`` animates it from ``first_frame`` on."""
+        self.add_collider(MeshCollider.create(vertices, triangles, friction, thickness, path, first_frame))
 
     def add_particle_collisions(
         self, radius: float, groups: ArrayLike | None = None, friction: float = 0.5
@@ -390,6 +397,9 @@ class World:
         # broadcasting runs N inner loops of length 3 and is several times slower.
         velocity_scale = np.repeat(np.where(free, h, 0.0), 3).reshape(-1, 3)
         keep = (1.0 - self.damping) ** h
+        moving = [c for c in self._colliders if isinstance(c, MeshCollider) and c.animated]
+        for collider in moving:
+            collider.begin_frame(target)
         self._prepare_colliders(x, v, dt)
         refresh = self._pair_refresh(v, dt, substeps)
         pair_margin = 1.5 * self._travel(v, dt) * refresh / substeps + 0.25 * self.particle_radius
@@ -410,6 +420,8 @@ class World:
         plan = self._distance_plan(h, method)
         with np.errstate(all="ignore"):
             for sub in range(substeps):
+                for collider in moving:
+                    collider.move_to((sub + 1) / substeps)
                 if self._collide_particles and sub % refresh == 0:
                     pairs = self._particle_pairs(x, pair_margin)
                 t = self.time + (sub + 1) * h

@@ -327,3 +327,24 @@ def test_add_rope_again_uses_the_moved_default_anchors():
     matrix = np.array(rig.matrix_world)
     tail = matrix[:3, :3] @ np.array(rig.pose.bones[-1].tail) + matrix[:3, 3]
     np.testing.assert_allclose(tail, end.location, atol=1e-4)
+
+
+def test_soft_body_rides_an_animated_collider():
+    bpy.ops.procanim.add_softbody_demo(subdivisions=1, radius=0.3, height=0.55)
+    jelly = bpy.data.objects["Jelly"]
+    lift = bpy.data.objects.new(
+        "Lift",
+        _module("operators.writers").mesh_from_arrays(
+            "Lift", [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], [(0, 1, 2, 3)]
+        ),
+    )
+    bpy.context.scene.collection.objects.link(lift)
+    lift.procanim.simulation.collider = True
+    lift.location = (0, 0, 0.2)
+    lift.keyframe_insert("location", frame=1)
+    lift.location = (0, 0, 1.2)
+    lift.keyframe_insert("location", frame=25)
+    bpy.context.view_layer.objects.active = jelly
+    assert bpy.ops.procanim.bake_softbody(frame_count=24, substeps=10) == {"FINISHED"}
+    lowest = _world(jelly, _evaluated_local(jelly, 25).astype(np.float64))[:, 2].min()
+    assert lowest > 1.2 - 0.01  # carried up on the lift, not left behind

@@ -299,3 +299,15 @@ def test_animated_attachment_follows_its_trajectory_exactly():
         world.step(1.0 / FPS, substeps=10)
         np.testing.assert_allclose(world.positions[4], path(frame / FPS)[0], atol=1e-12)
     np.testing.assert_allclose(world.positions[0], [0.0, 0.0, 3.0])
+
+
+def test_animated_mesh_collider_lifts_what_rests_on_it():
+    square = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], float)
+    frames = np.array([square + [0, 0, 0.5 + 0.04 * k] for k in range(25)])  # rises 1 m/s at 24 fps
+    world = World([[0.0, 0.0, 0.52]], frame=0)
+    world.add_particle_collisions(0.02)
+    world.add_mesh_collider(frames[0], [[0, 1, 2], [0, 2, 3]], friction=1.0, path=frames, first_frame=0)
+    for _ in range(24):
+        world.step(1.0 / FPS, substeps=10)
+    assert world.positions[0, 2] == pytest.approx(0.5 + 0.96 + 0.02, abs=2e-3)
+    assert world.velocities[0, 2] == pytest.approx(0.96, abs=0.05)
