@@ -22,11 +22,18 @@ def apply_friction(
     normals: NDArray[np.float64],
     depth: NDArray[np.float64],
     friction: float,
+    carried: NDArray[np.float64] | None = None,
 ) -> None:
-    """Cancel tangential slip of contacting particles, at most ``friction * depth`` of it."""
+    """Cancel tangential slip of contacting particles, at most ``friction * depth`` of it.
+
+    ``carried`` ``(K, 3)``: how far the touched surface itself moved this substep, so slip is
+    measured relative to a moving collider (a platform carries what rests on it).
+    """
     if friction <= 0 or len(index) == 0:
         return
     moved = positions[index] - start[index]
+    if carried is not None:
+        moved = moved - carried
     tangential = moved - normals * np.einsum("ij,ij->i", moved, normals)[:, None]
     slip = np.linalg.norm(tangential, axis=1)
     shrink = np.minimum(1.0, friction * depth / np.maximum(slip, _TINY))
@@ -130,6 +137,8 @@ class MeshCollider:
     path: NDArray[np.float64] | None = None
     first_frame: int = 0
     _normals: NDArray[np.float64] = field(init=False, repr=False)
+    _shift: NDArray[np.float64] | None = field(default=None, init=False, repr=False)
+    _fraction: float = field(default=0.0, init=False, repr=False)
     _motion: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
         default=None, init=False, repr=False
     )
@@ -189,6 +198,8 @@ class MeshCollider:
         target = int(np.clip(frame - self.first_frame, 0, last))
         self._motion = (self.path[max(target - 1, 0)], self.path[target])
         self.vertices = self._motion[0].copy()
+        self._fraction = 0.0
+        self._shift = np.zeros((len(self.triangles), 3))
         self._update_normals()
 
     def move_to(self, fraction: float) -> None:
@@ -196,6 +207,9 @@ class MeshCollider:
         if self._motion is None:
             return
         start, end = self._motion
+        # Each triangle's own displacement over this substep (mean of its corners), for friction.
+        self._shift = (end - start)[self.triangles].mean(axis=1) * (fraction - self._fraction)
+        self._fraction = fraction
         self.vertices = start + fraction * (end - start)
         self._update_normals()
 
@@ -242,12 +256,13 @@ class MeshCollider:
         contact = inside & (signed < particle_radius) & (signed > -self.thickness) & movable[pi]
         if not np.any(contact):
             return
-        pi, signed, n = pi[contact], signed[contact], n[contact]
+        pi, ti, signed, n = pi[contact], ti[contact], signed[contact], n[contact]
         # One face per particle: the one it is closest to.
         order = np.lexsort((np.abs(signed), pi))
-        pi, signed, n = pi[order], signed[order], n[order]
+        pi, ti, signed, n = pi[order], ti[order], signed[order], n[order]
         first = np.r_[True, pi[1:] != pi[:-1]]
-        pi, signed, n = pi[first], signed[first], n[first]
+        pi, ti, signed, n = pi[first], ti[first], signed[first], n[first]
         depth = particle_radius - signed
         positions[pi] += n * depth[:, None]
-        apply_friction(positions, start, pi, n, depth, self.friction)
+        carried = None if self._shift is None else self._shift[ti]
+        apply_friction(positions, start, pi, n, depth, self.friction, carried)

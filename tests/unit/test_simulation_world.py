@@ -311,3 +311,16 @@ def test_animated_mesh_collider_lifts_what_rests_on_it():
         world.step(1.0 / FPS, substeps=10)
     assert world.positions[0, 2] == pytest.approx(0.5 + 0.96 + 0.02, abs=2e-3)
     assert world.velocities[0, 2] == pytest.approx(0.96, abs=0.05)
+
+
+def test_friction_carries_a_particle_on_a_sliding_platform():
+    square = np.array([[-3, -1, 0], [3, -1, 0], [3, 1, 0], [-3, 1, 0]], float)
+    frames = np.array([square + [0.05 * k, 0, 0.5] for k in range(25)])  # slides 1.2 m/s along x
+    world = World([[0.0, 0.0, 0.52]], frame=0)
+    world.add_particle_collisions(0.02)
+    world.add_mesh_collider(frames[0], [[0, 1, 2], [0, 2, 3]], friction=1.0, path=frames, first_frame=0)
+    for _ in range(24):
+        world.step(1.0 / FPS, substeps=10)
+    # Static friction (mu g = 9.8 m/s^2) drags it up to speed within ~0.12 s, then it rides along.
+    assert world.velocities[0, 0] == pytest.approx(1.2, abs=0.02)
+    assert world.positions[0, 0] > 0.05 * 24 - 0.15
