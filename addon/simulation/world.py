@@ -340,6 +340,8 @@ class World:
                     for k in ("mass", "total", "rest", "stiffness", "quaternions", "warm")
                 },
             }
+        for cached in ("mass3", "rest9", "slots"):
+            self._clusters.pop(cached, None)
         self._clusters["share"] = np.bincount(self._clusters["members"], minlength=len(self._x)).astype(
             np.float64
         )
@@ -582,12 +584,17 @@ class World:
         if clusters is None:
             return
         members, cluster, starts = clusters["members"], clusters["cluster"], clusters["starts"]
-        mass = clusters["mass"]
-        current = p[members]
-        centroid = np.add.reduceat(current * mass[:, None], starts) / clusters["total"][:, None]
-        relative = (current - centroid[cluster]) * mass[:, None]
+        if "mass3" not in clusters:
+            # Same-shape operands in the arithmetic below; (M, 3) * (M, 1) broadcasting is slow in numpy.
+            clusters["mass3"] = np.repeat(clusters["mass"], 3).reshape(-1, 3)
+            clusters["rest9"] = clusters["rest"][:, [0, 1, 2, 0, 1, 2, 0, 1, 2]]
+            clusters["slots"] = (members[:, None] * 3 + np.arange(3)).reshape(-1)
+        mass3 = clusters["mass3"]
+        current = p.take(members, axis=0)
+        centroid = np.add.reduceat(current * mass3, starts) / clusters["total"][:, None]
+        relative = (current - centroid[cluster]) * mass3
         covariance = np.add.reduceat(
-            (relative[:, :, None] * clusters["rest"][:, None, :]).reshape(-1, 9), starts
+            relative[:, [0, 0, 0, 1, 1, 1, 2, 2, 2]] * clusters["rest9"], starts
         ).reshape(-1, 3, 3)
         warm = clusters["warm"]
         quaternions = clusters["quaternions"]
@@ -609,13 +616,10 @@ class World:
         per_projection = np.where(
             stiffness >= 1.0, 1.0, 1.0 - (1.0 - stiffness) ** (1.0 / projections_per_frame)
         )
-        moves = (goals - current) * per_projection[cluster][:, None]
-        n = len(p)
-        share = clusters["share"]
-        free = self._w > 0
-        for axis in range(3):
-            total = np.bincount(members, weights=moves[:, axis], minlength=n)
-            p[:, axis] += np.where(free, total / np.maximum(share, 1.0), 0.0)
+        moves = (goals - current) * np.repeat(per_projection[cluster], 3).reshape(-1, 3)
+        total = np.bincount(clusters["slots"], weights=moves.reshape(-1), minlength=3 * len(p)).reshape(-1, 3)
+        scale = np.where(self._w > 0, 1.0 / np.maximum(clusters["share"], 1.0), 0.0)
+        p += total * np.repeat(scale, 3).reshape(-1, 3)
 
     def _solve_particle_pairs(self, p, pairs, start) -> None:
         if pairs is None or len(pairs) == 0:
