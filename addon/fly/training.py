@@ -78,6 +78,8 @@ def new_population(config: TrainingConfig, resume: str | Path | None = None) -> 
                 f"Population file has layers {list(population.layers)} / {population.activation}; "
                 f"the settings ask for {list(config.layers)} / {config.activation}"
             )
+        # the resumed run may score with another fitness, so the old best score means nothing here
+        population.best_fitness = -np.inf
         return population
     return Population(
         size=config.population,
