@@ -107,3 +107,17 @@ def test_shipped_steering_genome_flies_toward_targets_in_its_plane():
         distance = np.linalg.norm(flight.positions[0] - target, axis=1)
         assert not flight.blown_up[0]
         assert distance[-100:].mean() < 0.6 * np.linalg.norm(target)
+
+
+def test_resume_continues_the_saved_population_with_new_settings(tmp_path):
+    from addon.fly.training import new_population
+
+    first = Population(size=8, seed=2)
+    first.run(lambda genomes: genomes[:, 0].copy(), 2)
+    path = first.save(tmp_path / "population.npz")
+    config = TrainingConfig(population=8, generations=1, duration=0.05, fitness="final_height")
+    resumed = new_population(config, resume=path)
+    np.testing.assert_array_equal(resumed.genomes, first.genomes)
+    assert resumed.best_fitness == -np.inf  # scored with another fitness before
+    with pytest.raises(FlyError, match="layers"):
+        new_population(TrainingConfig(population=8, asymmetric=True), resume=path)
