@@ -30,6 +30,8 @@ SHIPPED_STEERING_GENOME = SHIPPED_GENOME.with_name("steer.npz")
 COLLECTION = "Fly"
 PART_KEY = "procanim_fly_part"
 CURVE_IMAGE = "ProcAnim Fly Training"
+# 4.5+ warns on "//" paths unless the property says it takes blend-relative paths; 4.2 has no such flag
+PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
 
 FITNESS_ITEMS = (
     (
@@ -134,6 +136,18 @@ class FlyTrainingProperties:
         "mirrored wings (15 inputs, 3 outputs)",
         default=False,
     )
+    checkpoints: BoolProperty(
+        name="Checkpoints",
+        description="Save the best genome to <output>_checkpoints/ each time the best fitness passes the "
+        "threshold, then raise the threshold by the step",
+        default=False,
+    )
+    checkpoint_threshold: FloatProperty(
+        name="Threshold", description="Best fitness that triggers the first checkpoint", default=0.5
+    )
+    checkpoint_delta: FloatProperty(
+        name="Step", description="How much the threshold rises after each checkpoint", default=0.1, min=1e-4
+    )
     resume: BoolProperty(
         name="Resume",
         description="Continue from the population saved by the last training "
@@ -146,6 +160,7 @@ class FlyTrainingProperties:
         "// is next to the .blend, or the temporary folder when unsaved",
         default="//fly_trained.npz",
         subtype="FILE_PATH",
+        options=PATH_OPTIONS,
     )
 
 
@@ -165,6 +180,7 @@ class FlyBakeProperties:
         description="Genome file (.npz) to fly; empty uses the trained or the shipped hovering genome",
         default="",
         subtype="FILE_PATH",
+        options=PATH_OPTIONS,
     )
     target: StringProperty(
         name="Target",
@@ -322,7 +338,15 @@ class PROCANIM_OT_train_fly(FlyTrainingProperties, BakeOperator, bpy.types.Opera
         population = new_population(config, resume_file if self.resume else None)
         self._result = TrainingResult(population.best, -np.inf)
         self._population = population
-        result = yield from train_steps(config, population, result=self._result)
+        checkpoint_dir = checkpoint_folder(self._output) if self.checkpoints else None
+        result = yield from train_steps(
+            config,
+            population,
+            checkpoint_dir=checkpoint_dir,
+            fitness_threshold=self.checkpoint_threshold,
+            fitness_delta=self.checkpoint_delta,
+            result=self._result,
+        )
         return result
 
     def cancel_result(self):
@@ -345,6 +369,10 @@ class PROCANIM_OT_train_fly(FlyTrainingProperties, BakeOperator, bpy.types.Opera
             f"{result.best_fitness:.3f}; genome saved to {path}",
         )
         return {"FINISHED"}
+
+
+def checkpoint_folder(genome_path: Path) -> Path:
+    return genome_path.with_name(genome_path.stem + "_checkpoints")
 
 
 def population_file(genome_path: Path) -> Path:
@@ -573,6 +601,13 @@ def add_cli(subparsers) -> None:
     train.add_argument("--asymmetric", action="store_true", help="control both wings separately")
     train.add_argument("--resume", action="store_true", help="continue from the saved population")
     train.add_argument(
+        "--checkpoint-threshold",
+        type=float,
+        help="save the best genome to <genome>_checkpoints/ whenever the best fitness passes "
+        "this, raising it by --checkpoint-delta each time",
+    )
+    train.add_argument("--checkpoint-delta", type=float, default=0.1, help="threshold step (default 0.1)")
+    train.add_argument(
         "--genome", type=Path, default=Path("out/fly_trained.npz"), help="genome file to write"
     )
     train.add_argument("--curve", type=Path, help="also copy the training curve PNG here")
@@ -606,6 +641,9 @@ def _cli_train(args, context) -> None:
         aero=args.aero.upper(),
         asymmetric=args.asymmetric,
         resume=args.resume,
+        checkpoints=args.checkpoint_threshold is not None,
+        checkpoint_threshold=args.checkpoint_threshold if args.checkpoint_threshold is not None else 0.5,
+        checkpoint_delta=args.checkpoint_delta,
         output_path=str(genome),
     )
     curve = genome.with_name(genome.stem + "_curve.png")

@@ -32,8 +32,12 @@ class PROCANIM_PT_fly(GeneratorPanel, bpy.types.Panel):
         for name in ("crossover", "mutation_rate", "mutation", "mutation_sigma", "sigma", "seed"):
             column.prop(settings, name)
         column = box.column(align=True)
-        for name in ("activation", "aero", "asymmetric", "resume", "output_path"):
+        for name in ("activation", "aero", "asymmetric", "resume", "output_path", "checkpoints"):
             column.prop(settings, name)
+        if settings.checkpoints:
+            row = column.row(align=True)
+            row.prop(settings, "checkpoint_threshold")
+            row.prop(settings, "checkpoint_delta")
         copy_settings(settings, box.operator("procanim.train_fly", icon="PLAY"))
         image = bpy.data.images.get(CURVE_IMAGE)
         if image is not None and image.preview is not None:

@@ -101,11 +101,21 @@ def test_tiny_training_writes_genome_curve_and_bakes_it(fly, ext, tmp_path):
     assert bpy.data.images[fly.CURVE_IMAGE].size[0] == 800
     assert (tmp_path / "trained_population.npz").is_file()
     with bpy.context.temp_override(**view3d_override()):
-        smoke_draw(ext("panels.fly").PROCANIM_PT_fly)      # the panel with a training curve to show
-    # resume continues from the saved population
+        smoke_draw(ext("panels.fly").PROCANIM_PT_fly)  # the panel with a training curve to show
+    assert not (tmp_path / "trained_checkpoints").exists()
+    # resume continues from the saved population; checkpoints go beside the genome
     assert bpy.ops.procanim.train_fly(
-        population=6, generations=1, train_duration=0.1, resume=True, output_path=str(output)
+        checkpoints=True,
+        checkpoint_threshold=-100.0,
+        checkpoint_delta=1000.0,
+        population=6,
+        generations=1,
+        train_duration=0.1,
+        resume=True,
+        output_path=str(output),
     ) == {"FINISHED"}
+    saved = sorted(path.name for path in (tmp_path / "trained_checkpoints").iterdir())
+    assert saved == ["best_gen00003.npz", "population.npz"]  # generation 3 overall: it resumed after 2
     assert bpy.ops.procanim.bake_fly(duration=0.1, genome_path=settings.genome_path) == {"FINISHED"}
 
 
@@ -175,7 +185,11 @@ def test_panel_draws(fly, ext):
     panel = ext("panels.fly").PROCANIM_PT_fly
     with bpy.context.temp_override(**view3d_override()):
         record = smoke_draw(panel)
+        bpy.context.scene.procanim.fly.checkpoints = True       # draws the threshold row too
+        bpy.context.scene.procanim.fly.genome_path = "//g.npz"
+        smoke_draw(panel)
     assert {"procanim.add_fly", "procanim.train_fly", "procanim.bake_fly"} <= set(record.operators)
+    assert {"procanim.load_genome", "procanim.save_genome"} <= set(record.operators)
 
 
 def test_cli_trains_and_bakes(tmp_path):
