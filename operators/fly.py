@@ -18,7 +18,14 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 from ..addon.fly import FlyModel, load_genome, save_genome, simulate_genomes_steps
 from ..addon.fly.errors import FlyError
 from ..addon.fly.fitness import mean_lateral_drift
-from ..addon.fly.model import body_mesh, wing_mesh, wing_quaternions
+from ..addon.fly.model import (
+    body_mesh,
+    quaternion_products,
+    rotate_about_z,
+    wing_mesh,
+    wing_quaternions,
+    yaw_quaternion,
+)
 from ..addon.fly.training import TrainingConfig, TrainingResult, new_population, train_steps
 from ..addon.plotting import line_plot_png
 from . import writers
@@ -215,35 +222,6 @@ def genome_file(path: str, steering: bool = False) -> Path:
     if path:
         return Path(bpy.path.abspath(path))
     return SHIPPED_STEERING_GENOME if steering else SHIPPED_GENOME
-
-
-def yaw_quaternion(yaw: float) -> np.ndarray:
-    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
-
-
-def quaternion_products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Hamilton products of (4,) or (..., 4) quaternions, w first."""
-    w1, x1, y1, z1 = np.moveaxis(np.broadcast_to(left, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
-    w2, x2, y2, z2 = np.moveaxis(np.broadcast_to(right, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
-    return np.stack(
-        [
-            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-        ],
-        axis=-1,
-    )
-
-
-def rotate_about_z(points: np.ndarray, centre: np.ndarray, yaw: float) -> np.ndarray:
-    c, s = np.cos(yaw), np.sin(yaw)
-    offset = points - centre
-    rotated = np.stack(
-        [c * offset[..., 0] - s * offset[..., 1], s * offset[..., 0] + c * offset[..., 1], offset[..., 2]],
-        axis=-1,
-    )
-    return rotated + centre
 
 
 def fly_parts(scene: bpy.types.Scene) -> dict[str, bpy.types.Object]:

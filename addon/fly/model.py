@@ -270,3 +270,34 @@ def wing_quaternions(model: FlyModel, angles: np.ndarray, left: bool = False) ->
     """
     signed = np.asarray(angles, dtype=np.float64) * (np.array([-1.0, -1.0, 1.0]) if left else 1.0)
     return quaternions_from_matrices(wing_rotation(signed))
+
+
+def yaw_quaternion(yaw: float) -> np.ndarray:
+    """Rotation by ``yaw`` about the world z axis, w first."""
+    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+
+
+def quaternion_products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Hamilton products of (4,) or (..., 4) quaternions, w first."""
+    w1, x1, y1, z1 = np.moveaxis(np.broadcast_to(left, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
+    w2, x2, y2, z2 = np.moveaxis(np.broadcast_to(right, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
+    return np.stack(
+        [
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+        ],
+        axis=-1,
+    )
+
+
+def rotate_about_z(points: np.ndarray, centre: np.ndarray, yaw: float) -> np.ndarray:
+    """(..., 3) points turned by ``yaw`` about the vertical line through ``centre``."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    offset = points - centre
+    rotated = np.stack(
+        [c * offset[..., 0] - s * offset[..., 1], s * offset[..., 0] + c * offset[..., 1], offset[..., 2]],
+        axis=-1,
+    )
+    return rotated + centre

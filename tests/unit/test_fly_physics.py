@@ -166,3 +166,14 @@ def test_bad_settings_raise():
         simulate(np.zeros(803), duration=0.1, model=FlyModel(asymmetric=True))
     with pytest.raises(FlyError, match="air_density"):
         FlyModel(air_density=-1.0)
+
+
+def test_turning_a_flight_about_z_keeps_it_a_rigid_motion():
+    from addon.fly.model import quaternion_products, rotate_about_z, yaw_quaternion
+
+    centre = np.array([1.0, 2.0, 0.5])
+    turned = rotate_about_z(np.array([[1.0, 3.0, 0.7]]), centre, np.pi / 2)
+    np.testing.assert_allclose(turned, [[0.0, 2.0, 0.7]], atol=1e-12)
+    rotation = quaternion_products(yaw_quaternion(np.pi / 2), np.array([[1.0, 0.0, 0.0, 0.0]]))
+    matrix = quaternions_from_matrices(wing_rotation(np.array([0.0, np.pi / 2, 0.0])))
+    np.testing.assert_allclose(rotation[0], matrix, atol=1e-12)    # sweep is a turn about z
