@@ -50,7 +50,19 @@ def _mujoco():
         import mujoco
     except ImportError as exc:  # pragma: no cover - the extension bundles the wheel
         raise DancerError("the MuJoCo physics engine (package mujoco-core) is not installed") from exc
+    if mujoco.get_mju_user_warning() is None:
+        # MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory (a user's
+        # home or project folder); a fall is detected from the state, so the text only needs keeping.
+        mujoco.set_mju_user_warning(_remember_warning)
     return mujoco
+
+
+MUJOCO_WARNINGS: list[str] = []
+
+
+def _remember_warning(message: str) -> None:
+    MUJOCO_WARNINGS.append(message)
+    del MUJOCO_WARNINGS[:-20]
 
 
 def lean_for_shift(shift_xy: NDArray[np.float64], height: float) -> NDArray[np.float64]:
