@@ -4,21 +4,16 @@ Every module here exports ``classes`` and may define ``add_cli(subparsers)`` (he
 and ``register()`` / ``unregister()`` for handlers it owns.
 """
 
-from . import presets, render
-from . import fly
-from . import ik
-from . import mirrors
-from . import dancer
-from . import juggling
-from . import simulation
+from . import dancer, fly, ik, juggling, mirrors, presets, render, simulation
 
+# Order of the subcommands in --help and of the operators' registration.
 MODULES = (
-    fly,
+    juggling,
     ik,
+    simulation,
     mirrors,
     dancer,
-    juggling,
-    simulation,
+    fly,
     presets,
     render,
 )
