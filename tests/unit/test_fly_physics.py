@@ -176,4 +176,44 @@ def test_turning_a_flight_about_z_keeps_it_a_rigid_motion():
     np.testing.assert_allclose(turned, [[0.0, 2.0, 0.7]], atol=1e-12)
     rotation = quaternion_products(yaw_quaternion(np.pi / 2), np.array([[1.0, 0.0, 0.0, 0.0]]))
     matrix = quaternions_from_matrices(wing_rotation(np.array([0.0, np.pi / 2, 0.0])))
-    np.testing.assert_allclose(rotation[0], matrix, atol=1e-12)    # sweep is a turn about z
+    np.testing.assert_allclose(rotation[0], matrix, atol=1e-12)  # sweep is a turn about z
+
+
+def _sweeping_mean_force(aero: str) -> np.ndarray:
+    """Mean force of a held fly sweeping its wings back and forth, angle of attack flipped each half."""
+    model = FlyModel(gravity=0.0, aero=aero)
+    stroke = np.arange(model.max_angle[1], -model.max_angle[1], -model.max_speed[1] * 0.001)
+    sweeps = np.concatenate([stroke, -stroke])
+    pitches = np.concatenate([np.full_like(stroke, -0.6), np.full_like(stroke, 0.6)])
+    angles = np.stack([np.zeros_like(sweeps), sweeps, pitches], axis=1)
+    angles = np.concatenate([angles, angles])
+    previous, _ = wing_geometry(model, angles[:1, None])
+    forces = []
+    for pose in angles:
+        centres, normals = wing_geometry(model, pose[None, None])
+        force, _ = loads(
+            model,
+            np.zeros((1, 3)),
+            np.eye(3)[None],
+            np.zeros((1, 3)),
+            centres,
+            normals,
+            (centres - previous) / 0.001,
+        )
+        previous = centres
+        forces.append(force[0])
+    return np.mean(forces[len(sweeps) :], axis=0)
+
+
+def test_quasi_steady_lift_carries_a_horizontal_stroke_that_pure_drag_cannot():
+    weight = FlyModel().total_mass * 9.81
+    assert _sweeping_mean_force("quasi_steady")[2] > 2.0 * weight
+    assert abs(_sweeping_mean_force("drag")[2]) < 0.25 * weight
+
+
+def test_dickinson_coefficients_match_the_published_table():
+    from addon.fly.simulate import dickinson_coefficients
+
+    lift, drag = dickinson_coefficients(np.array([0.0, 45.0, 90.0]))
+    np.testing.assert_allclose(lift, [0.03, 1.80, 0.10], atol=0.01)
+    np.testing.assert_allclose(drag, [0.39, 1.70, 3.46], atol=0.01)
