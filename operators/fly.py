@@ -420,7 +420,7 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
         model, fps, frame_start, start, _ = self._setup
         scene = context.scene
         parts = fly_parts(scene)
-        if set(parts) != {"body", "wing_r", "wing_l"}:
+        if not {"body", "wing_r", "wing_l"} <= set(parts):
             parts = build_fly(scene, tuple(start), model)
         frame_count = int(np.floor(self.duration * fps + 1e-9)) + 1
         frames = frame_start + np.arange(frame_count)
@@ -441,7 +441,7 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
             )
         writers.set_frame_range(scene, frame_start, int(frames[-1]))
         if self.follow_camera:
-            add_follow_camera(scene, body)
+            add_follow_camera(scene, body, float(start[2]) - 0.3)
         climb = float(flight.positions[0, -1, 2] - start[2])
         drift = float(mean_lateral_drift(flight)[0])
         if flight.blown_up[0]:
@@ -469,9 +469,17 @@ def sample_target(scene: bpy.types.Scene, name: str, frame_start: int, fps: floa
     return np.stack([np.interp(times, frame_times, positions[:, axis]) for axis in range(3)], axis=1)
 
 
-def add_follow_camera(scene: bpy.types.Scene, body: bpy.types.Object) -> bpy.types.Object:
+def add_follow_camera(
+    scene: bpy.types.Scene, body: bpy.types.Object, ground_height: float
+) -> bpy.types.Object:
+    """A camera chasing the body over a checkered floor; baking again reuses them."""
+    existing = fly_parts(scene).get("camera")
+    if existing is not None:
+        scene.camera = existing
+        return existing
     collection = body.users_collection[0]
     camera = writers.new_object("Fly Camera", bpy.data.cameras.new("Fly Camera"), collection)
+    camera[PART_KEY] = "camera"
     camera.data.lens = 50.0
     camera.data.clip_start = 0.005
     camera.location = (0.18, -0.32, 0.1)
@@ -485,7 +493,7 @@ def add_follow_camera(scene: bpy.types.Scene, body: bpy.types.Object) -> bpy.typ
     scene.camera = camera
     if not any(obj.type == "LIGHT" for obj in scene.objects):
         writers.add_sun(collection)
-    add_checker_ground(collection, body.location.z - 0.3)
+    add_checker_ground(collection, ground_height)[PART_KEY] = "ground"
     return camera
 
 

@@ -81,9 +81,15 @@ def test_add_then_bake_from_empty_scene_keys_the_shipped_flight(fly, ext, tmp_pa
     assert len(_channel(_parts(fly)["wing_r"], "rotation_quaternion", 0).keyframe_points) == 251
 
 
-def test_bake_alone_builds_the_fly(fly):
+def test_bake_alone_builds_the_fly_and_baking_again_reuses_everything(fly):
     assert bpy.ops.procanim.bake_fly(duration=0.1) == {"FINISHED"}
     assert set(_parts(fly)) == {"body", "wing_r", "wing_l"}
+    assert bpy.ops.procanim.bake_fly(duration=0.1, follow_camera=True) == {"FINISHED"}
+    counts = data_counts()
+    assert set(_parts(fly)) == {"body", "wing_r", "wing_l", "camera", "ground"}
+    assert bpy.context.scene.camera is _parts(fly)["camera"]
+    assert bpy.ops.procanim.bake_fly(duration=0.2, follow_camera=True) == {"FINISHED"}
+    assert data_counts() == counts
 
 
 def test_tiny_training_writes_genome_curve_and_bakes_it(fly, ext, tmp_path):
@@ -185,7 +191,7 @@ def test_panel_draws(fly, ext):
     panel = ext("panels.fly").PROCANIM_PT_fly
     with bpy.context.temp_override(**view3d_override()):
         record = smoke_draw(panel)
-        bpy.context.scene.procanim.fly.checkpoints = True       # draws the threshold row too
+        bpy.context.scene.procanim.fly.checkpoints = True  # draws the threshold row too
         bpy.context.scene.procanim.fly.genome_path = "//g.npz"
         smoke_draw(panel)
     assert {"procanim.add_fly", "procanim.train_fly", "procanim.bake_fly"} <= set(record.operators)
@@ -232,6 +238,7 @@ def test_cli_trains_and_bakes(tmp_path):
             "--duration",
             "0.3",
             "--chase",
+            "--camera",
             "--out",
             str(tmp_path / "chase.blend"),
         ],
