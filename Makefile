@@ -12,7 +12,7 @@ CLI := scripts/procanim_cli.py
 # Blender versions the suite runs on, each in its own venv.
 TEST_VENVS := .venv-4.2 .venv-4.5 .venv
 
-.PHONY: demo test test-blender bench build lint venvs system-deps clean
+.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean
 
 # ---------------------------------------------------------------- environments
 .venv/.stamp: requirements/bpy-5.0.txt
@@ -48,6 +48,10 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) simulate --scene jelly --preset Jelly --length 48 --out out/jelly.blend --render out/jelly.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene rope --preset Rope --length 72 --out out/rope.blend --render out/rope.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene pile --length 60 --out out/rigid_pile.blend --render out/rigid_pile.mp4 --engine workbench --resolution 480x270
+
+# The README image: one still of each demo scene, tiled (run after make demo).
+showcase: .venv/.stamp
+	.venv/bin/python scripts/showcase.py
 
 # Unit tests once (they do not touch Blender), the Blender suite on every version.
 test: venvs $(ZIP)
