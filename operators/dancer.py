@@ -352,17 +352,7 @@ def write_comparison_plot(path: Path, runs: dict[str, Balance]) -> Path:
 
 
 def show_plot(path: Path) -> bpy.types.Image:
-    """Load (or reload) the plot as an image datablock (Image Editor, panel preview)."""
-    image = bpy.data.images.get(PLOT_IMAGE)
-    if image is None:
-        image = bpy.data.images.load(str(path))
-        image.name = PLOT_IMAGE
-    else:
-        image.filepath = str(path)
-        image.reload()
-    if not bpy.app.background:
-        image.preview_ensure()
-    return image
+    return writers.show_image(path, PLOT_IMAGE)
 
 
 def summary(result: Balance | Performance) -> tuple[set[str], str]:

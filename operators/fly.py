@@ -369,17 +369,7 @@ def write_curve(path: Path, history: dict[str, list[float]]) -> None:
 
 
 def show_curve(path: Path) -> bpy.types.Image:
-    """Load (or reload) the training curve as an image datablock for the Image Editor and the panel."""
-    image = bpy.data.images.get(CURVE_IMAGE)
-    if image is None:
-        image = bpy.data.images.load(str(path))
-        image.name = CURVE_IMAGE
-    else:
-        image.filepath = str(path)
-        image.reload()
-    if not bpy.app.background:
-        image.preview_ensure()
-    return image
+    return writers.show_image(path, CURVE_IMAGE)
 
 
 class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):

@@ -554,3 +554,17 @@ def add_sun(collection: bpy.types.Collection, strength: float = 3.0, name: str =
     sun = new_object(name, light, collection)
     sun.rotation_euler = (0.7, 0.2, 0.6)
     return sun
+
+
+def show_image(path, name: str) -> bpy.types.Image:
+    """Load ``path`` as the image datablock ``name``, or reload it if it exists (plots, curves)."""
+    image = bpy.data.images.get(name)
+    if image is None:
+        image = bpy.data.images.load(str(path))
+        image.name = name
+    else:
+        image.filepath = str(path)
+        image.reload()
+    if not bpy.app.background:
+        image.preview_ensure()  # so the sidebar can draw it as an icon right away
+    return image
