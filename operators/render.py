@@ -117,12 +117,8 @@ def render_animation(
     return path
 
 
-class PROCANIM_OT_export_render(ProcAnimOperator, bpy.types.Operator):
-    """Render the scene's animation to an MP4 video or PNG frames"""
-
-    bl_idname = "procanim.export_render"
-    bl_label = "Export Render"
-    bl_options = {"REGISTER", "UNDO"}
+class RenderOptions:
+    """The export settings, shared by the operator and the sidebar's settings group."""
 
     engine: EnumProperty(
         name="Engine", description="Render engine to use", items=ENGINE_ITEMS, default="EEVEE"
@@ -148,6 +144,14 @@ class PROCANIM_OT_export_render(ProcAnimOperator, bpy.types.Operator):
     samples: IntProperty(
         name="Samples", description="Samples per pixel for Cycles and EEVEE", default=32, min=1, max=4096
     )
+
+
+class PROCANIM_OT_export_render(RenderOptions, ProcAnimOperator, bpy.types.Operator):
+    """Render the scene's animation to an MP4 video or PNG frames"""
+
+    bl_idname = "procanim.export_render"
+    bl_label = "Export Render"
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:

@@ -3,39 +3,13 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import EnumProperty, IntProperty, StringProperty
 
-from ..operators.render import ENGINE_ITEMS, FORMAT_ITEMS
+from ..operators.render import RenderOptions
 from .common import GeneratorPanel, ProcAnimPanel, copy_settings
 
 
-class RenderSettings(bpy.types.PropertyGroup):
+class RenderSettings(RenderOptions, bpy.types.PropertyGroup):
     """Sidebar settings of the render export."""
-
-    engine: EnumProperty(
-        name="Engine", description="Render engine to use", items=ENGINE_ITEMS, default="EEVEE"
-    )
-    file_format: EnumProperty(
-        name="Format",
-        description="Write a video file or a folder of images",
-        items=FORMAT_ITEMS,
-        default="MP4",
-    )
-    filepath: StringProperty(
-        name="Output",
-        description="Video file (MP4) or folder (PNG frames); // means next to the .blend",
-        default="//procanim_render.mp4",
-        subtype="FILE_PATH",
-    )
-    resolution_x: IntProperty(
-        name="Width", description="Image width in pixels", default=1280, min=16, max=8192
-    )
-    resolution_y: IntProperty(
-        name="Height", description="Image height in pixels", default=720, min=16, max=8192
-    )
-    samples: IntProperty(
-        name="Samples", description="Samples per pixel for Cycles and EEVEE", default=32, min=1, max=4096
-    )
 
 
 class PROCANIM_PT_main(ProcAnimPanel, bpy.types.Panel):
