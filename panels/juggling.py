@@ -5,7 +5,8 @@ from __future__ import annotations
 import bpy
 
 from ..addon.errors import ProcAnimError
-from ..addon.juggling import SiteswapError, parse_siteswap, plan_pattern
+from ..addon.juggling import parse_siteswap, plan_pattern
+from ..addon.juggling.notation import siteswap_status
 from ..operators.juggling import juggling_properties
 from .common import GeneratorPanel, copy_settings, preset_menu
 
@@ -17,29 +18,6 @@ class JugglingSettings(bpy.types.PropertyGroup):
 
 
 JugglingPresetMenu = preset_menu("juggling", "Juggling Presets")
-
-# Feedback is recomputed only when the text changes, not on every redraw of the sidebar.
-_feedback_cache: dict[str, tuple[bool, str]] = {}
-
-
-def siteswap_feedback(text: str) -> tuple[bool, str]:
-    """``(valid, message)``: props, period and jugglers, or what is wrong and where."""
-    cached = _feedback_cache.get(text)
-    if cached is not None:
-        return cached
-    try:
-        siteswap = parse_siteswap(text)
-    except SiteswapError as error:
-        result = (False, str(error))
-    else:
-        props = f"{siteswap.num_props} prop{'s' if siteswap.num_props != 1 else ''}"
-        jugglers = f"{siteswap.num_jugglers} juggler{'s' if siteswap.num_jugglers != 1 else ''}"
-        result = (True, f"{props}, period {siteswap.period}, {jugglers}")
-    if len(_feedback_cache) > 256:
-        _feedback_cache.clear()
-    _feedback_cache[text] = result
-    return result
-
 
 _plan_cache: dict[tuple, tuple[bool, str]] = {}
 
@@ -91,7 +69,7 @@ class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
         settings = context.scene.procanim.juggling
         layout.menu(JugglingPresetMenu.bl_idname, text="Presets", icon="PRESET")
         layout.prop(settings, "siteswap")
-        valid, message = siteswap_feedback(settings.siteswap)
+        valid, message = siteswap_status(settings.siteswap)
         feedback = layout.box() if not valid else layout
         # Long parser messages wrap over a few labels so the sidebar shows them whole.
         for number, line in enumerate(_wrap(message, 38)):

@@ -33,7 +33,7 @@ from functools import lru_cache
 from ..errors import ProcAnimError
 from .model import LEFT, RIGHT, Bounce, Siteswap, Throw
 
-__all__ = ["SiteswapError", "parse_siteswap", "summarize", "MAX_BEATS"]
+__all__ = ["SiteswapError", "parse_siteswap", "summarize", "siteswap_status", "MAX_BEATS"]
 
 #: Expanded beats one cycle may have; guards ``(...^n)`` against runaway repeats.
 MAX_BEATS = 20_000
@@ -797,23 +797,28 @@ def _apply_holds(text: str, throws: list[Throw], cycle: int, forced_columns: set
 
 
 def summarize(text: str) -> str:
-    """One line for the panel: ``"3 props, period 3, 1 juggler"`` or the error message; never raises.
+    """One line for the panel: ``"3 props, period 3, 1 juggler"`` or the error message; never raises."""
+    return siteswap_status(text)[1]
+
+
+def siteswap_status(text: str) -> tuple[bool, str]:
+    """``(valid, summary or error message)``; never raises.
 
     Answers are cached, because the panel asks again on every redraw.
     """
     if not isinstance(text, str):
-        return f"a siteswap must be text, not {type(text).__name__}"
-    return _summarize_text(text)
+        return False, f"a siteswap must be text, not {type(text).__name__}"
+    return _status_of_text(text)
 
 
 @lru_cache(maxsize=256)
-def _summarize_text(text: str) -> str:
+def _status_of_text(text: str) -> tuple[bool, str]:
     try:
         siteswap = parse_siteswap(text)
     except SiteswapError as error:
-        return str(error)
+        return False, str(error)
     except Exception as error:  # noqa: BLE001 - the panel's live feedback must never break drawing
-        return f"cannot read the siteswap: {error}"
+        return False, f"cannot read the siteswap: {error}"
     props = f"{siteswap.num_props} prop{'s' if siteswap.num_props != 1 else ''}"
     jugglers = f"{siteswap.num_jugglers} juggler{'s' if siteswap.num_jugglers != 1 else ''}"
-    return f"{props}, period {siteswap.period}, {jugglers}"
+    return True, f"{props}, period {siteswap.period}, {jugglers}"
