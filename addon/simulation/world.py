@@ -29,7 +29,7 @@ from ..geometry.rotation import (
     polar_rotation_batch,
     quaternion_to_matrix,
 )
-from .colliders import BoxCollider, MeshCollider, SphereCollider, apply_friction
+from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
 from .spatial_hash import close_pairs, close_pairs_between_groups
 
@@ -123,6 +123,8 @@ class World:
             "compliance": np.zeros(0),
         }
         self._colours: list[NDArray[np.int64]] | None = None
+        # (h, colours, inverse masses, plan) of the last Gauss-Seidel step: rebuilt when one changes.
+        self._colour_plan_cache: tuple | None = None
         self._pins: list[tuple[NDArray[np.int64], Trajectory | None]] = []
         self._ground: tuple[float, float] | None = None
         self._colliders: list[SphereCollider | BoxCollider | MeshCollider] = []
@@ -393,6 +395,7 @@ class World:
         target = self.frame + 1
         x = self._x.copy()
         v = self._v.copy()
+        spare = np.empty_like(x)  # substeps alternate between two position arrays instead of allocating
         free = self._w > 0
         gravity_step = np.where(free[:, None], self.gravity * h * h, 0.0)
         # Same-shape operands only in the per-substep arithmetic: numpy's (N, 3) * (N, 1)
@@ -427,8 +430,10 @@ class World:
                 if self._collide_particles and sub % refresh == 0:
                     pairs = self._particle_pairs(x, pair_margin)
                 t = self.time + (sub + 1) * h
-                start = x
-                p = x + v * velocity_scale + gravity_step
+                start, p = x, spare
+                np.multiply(v, velocity_scale, out=p)
+                np.add(x, p, out=p)
+                p += gravity_step
                 for idx, trajectory in self._pins:
                     if trajectory is not None:
                         p[idx] = np.asarray(trajectory(t), dtype=np.float64)
@@ -442,8 +447,9 @@ class World:
                     # Shape matching last: a rigid cluster then ends every projection exactly rigid,
                     # and the contacts it may slightly undo are restored next projection.
                     self._solve_shapes(p, substeps * iterations)
-                v = (p - start) * (keep / h)
-                x = p
+                np.subtract(p, start, out=v)
+                v *= keep / h
+                x, spare = p, start
         self._check(x, v, target)
         self._x, self._v = x, v
         self.time += dt
@@ -494,22 +500,19 @@ class World:
         if d["i"].size == 0:
             return None
         w = self._w
+        cached = self._colour_plan_cache
+        if method == "gauss_seidel" and cached:
+            if cached[0] == h and cached[1] is self._colours and np.array_equal(cached[2], w):
+                return cached[3]
         alpha = d["compliance"] / (h * h)
         denominator = w[d["i"]] + w[d["j"]] + alpha
         inverse = np.where(denominator > 0, 1.0 / np.where(denominator > 0, denominator, 1.0), 0.0)
         compliant = bool(np.any(alpha > 0))
         n = len(self._x)
         if method == "gauss_seidel":
-            batches = []
-            for colour in self._colours or ():
-                i, j = d["i"][colour], d["j"][colour]
-                # No particle appears twice in a colour, so one gather and one scatter over i and j serve.
-                both = np.concatenate((i, j))
-                rest, inv = d["rest"][colour], inverse[colour]
-                # Signed weights (2, m): particle i moves by +w_i, particle j by -w_j along the edge.
-                weights = np.stack((w[i], -w[j]))
-                batches.append((colour, both, rest, rest * inv, weights, inv, alpha[colour]))
-            return {"batches": batches, "compliant": compliant}
+            plan = self._colour_plan(inverse, alpha, compliant)
+            self._colour_plan_cache = (h, self._colours, w.copy(), plan)
+            return plan
         both = np.concatenate((d["i"], d["j"]))
         count = np.bincount(both, weights=(w[both] > 0).astype(np.float64), minlength=n)
         return {
@@ -525,25 +528,102 @@ class World:
             "scale": (self.jacobi_relaxation / np.maximum(count, 1.0))[:, None],
         }
 
+    def _colour_plan(self, inverse, alpha, compliant) -> dict:
+        """The Gauss-Seidel sweep's constants, index maps and work buffers (see ``_sweep_colours``)."""
+        d, w = self._dist, self._w
+        size = 3 * len(self._x)
+        colours = self._colours or []
+        # Slots into the flattened (N * 3) positions, axis-major: a colour's gather is (3, 2, m), so
+        # every per-edge factor broadcasts over a contiguous row (no (m, 3) * (m, 1) products). No
+        # particle appears twice in a colour, so one gather over i and j serves.
+        slots = [
+            (np.concatenate((d["i"][colour], d["j"][colour])) * 3 + np.arange(3)[:, None]).reshape(-1)
+            for colour in colours
+        ]
+        batches = []
+        for k, colour in enumerate(colours):
+            i, j = d["i"][colour], d["j"][colour]
+            m = len(colour)
+            rest, inv = d["rest"][colour], inverse[colour]
+            # Signed weights (2, m): particle i moves by +w_i, particle j by -w_j along the edge.
+            weights = np.stack((w[i], -w[j]))
+            # Where every slot of the state after this colour is read from in [state, corrected gather]:
+            # itself, or its corrected value; then (fused into the same take) the next colour's gather.
+            source = np.arange(size)
+            source[slots[k]] = size + np.arange(6 * m)
+            after = np.concatenate((source, source[slots[k + 1]])) if k + 1 < len(colours) else source
+            batches.append(
+                (
+                    m,
+                    after,
+                    colour,
+                    rest,
+                    weights * (rest * inv),
+                    weights * inv,
+                    weights,
+                    inv,
+                    alpha[colour],
+                    np.empty((3, m)),
+                    np.empty((3, m)),
+                    np.empty(m),
+                    np.empty((2, m)),
+                    np.empty((3, 2, m)),
+                )
+            )
+        longest = max((len(c) for c in colours), default=0)
+        buffers = (np.empty(size + 6 * longest), np.empty(size + 6 * longest))
+        first = slots[0] if slots else None
+        return {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+
+    def _sweep_colours(self, p, lambdas, plan) -> None:
+        """One Gauss-Seidel sweep, colour after colour, on a flat state ``[positions, gather]``.
+
+        The hot loop: every numpy call here runs (colours x substeps x iterations) times per frame, so
+        each writes into preallocated buffers, and the scatter of one colour and the gather of the next
+        are one ``take`` into the other buffer (a fancy-index assignment costs about three takes).
+        """
+        batches = plan["batches"]
+        if not batches:
+            return
+        state, other = plan["buffers"]
+        size = p.size
+        state[:size] = p.reshape(-1)
+        m = batches[0][0]
+        state[:size].take(plan["first"], out=state[size : size + 6 * m], mode="clip")  # valid: no bounds copy
+        compliant = plan["compliant"]
+        for batch in batches:
+            m, after, colour, rest, pull, push, weights, inverse, alpha = batch[:9]
+            delta, square, length, coef, moves = batch[9:]
+            pair = state[size : size + 6 * m].reshape(3, 2, m)
+            np.subtract(pair[:, 0], pair[:, 1], out=delta)
+            # Squared length summed as (x^2 + z^2) + y^2: the order numpy's einsum uses on (m, 3)
+            # rows, so results match that layout bit for bit.
+            np.multiply(delta, delta, out=square)
+            np.add(square[0], square[2], out=length)
+            np.add(length, square[1], out=length)
+            np.sqrt(length, out=length)
+            np.maximum(length, _TINY, out=length)
+            if compliant:
+                step = (rest - length - alpha * lambdas[colour]) * inverse
+                lambdas[colour] += step
+                step /= length
+                np.multiply(weights, step, out=coef)
+            else:
+                # weights * (rest - length) * inverse / length as weights * rest * inverse / length
+                # - weights * inverse (exact for unit weights).
+                np.divide(pull, length, out=coef)
+                np.subtract(coef, push, out=coef)
+            np.multiply(delta[:, None, :], coef, out=moves)
+            pair += moves
+            state.take(after, out=other[: len(after)], mode="clip")
+            state, other = other, state
+        p[...] = state[:size].reshape(p.shape)
+
     def _solve_distances(self, p, lambdas, plan) -> None:
         if plan is None:
             return
         if "batches" in plan:
-            # The hot loop: every numpy call here runs (colours x substeps x iterations) times per frame.
-            for colour, both, rest, scaled_rest, weights, inverse, alpha in plan["batches"]:
-                gathered = p.take(both, axis=0)
-                pair = gathered.reshape(2, len(rest), 3)
-                delta = pair[0] - pair[1]
-                length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
-                np.maximum(length, _TINY, out=length)
-                if plan["compliant"]:
-                    step = (rest - length - alpha * lambdas[colour]) * inverse
-                    lambdas[colour] += step
-                    step /= length
-                else:
-                    step = scaled_rest / length - inverse  # (rest - length) * inverse / length
-                pair += _scaled_pair(delta, weights * step)
-                p[both] = gathered
+            self._sweep_colours(p, lambdas, plan)
             return
         edges = len(plan["rest"])
         pair = p.take(plan["both"], axis=0).reshape(2, edges, 3)
@@ -660,8 +740,12 @@ class World:
             if len(below):
                 depth = floor - p[below, 2]
                 p[below, 2] = floor
-                normals = np.zeros((len(below), 3))
-                normals[:, 2] = 1.0
-                apply_friction(p, start, below, normals, depth, friction)
+                if friction > 0:
+                    # apply_friction with the normal +z: the tangential slip is the (x, y) motion.
+                    slip = p[below, :2] - start[below, :2]
+                    amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
+                    shrink = np.minimum(1.0, friction * depth / np.maximum(amount, _TINY))
+                    slip *= shrink[:, None]
+                    p[below, :2] -= slip
         for collider in self._colliders:
             collider.project(p, start, free, self.particle_radius)
