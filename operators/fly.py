@@ -51,6 +51,12 @@ FITNESS_ITEMS = (
         "Upright Height minus Drift",
         "Final height minus twice the sideways drift and a penalty for a tilted or tumbling body",
     ),
+    (
+        "LEVEL_HEIGHT_MINUS_DRIFT",
+        "Level Height minus Drift",
+        "Like Upright, with climbing capped, a heavier tilt penalty, a steep one past about 57 degrees and "
+        "one for sinking below the start (a level body)",
+    ),
     ("FINAL_HEIGHT", "Final Height", "Height at the end of the flight"),
     ("MEAN_HEIGHT", "Mean Height", "Average height over the flight (the paper's first try)"),
     (

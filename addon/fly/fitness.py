@@ -64,6 +64,38 @@ def upright_height_minus_drift(flight: Flight) -> np.ndarray:
     return _finish(flight, heights(flight)[:, -1] - penalty)
 
 
+LEVEL_TILT = 1.0  # rad: tilt past this costs again, and hard (past 90 degrees a body reads as tumbling)
+LEVEL_CLIMB = 0.06  # m/s: climbing faster than this earns nothing more, so height cannot buy a tumbling body
+
+
+def level_height_minus_drift(flight: Flight) -> np.ndarray:
+    """Beyond *Upright*: five metres per metre climbed, both over the flight and over its second half
+    (a steady climb, not one jump), each counted up to LEVEL_CLIMB per second; minus twice the mean
+    horizontal distance from the start, three per radian of mean tilt, ten per radian of mean tilt
+    past LEVEL_TILT, two per radian of the largest tilt past 1.3 rad and ten per metre of the
+    deepest sink below the start.
+
+    *Upright*'s half metre per radian still lets a fly rock past 90 degrees at every wing beat if it
+    climbs well; here a slow steady climb with a level body is worth more than a fast one.
+    """
+    height = heights(flight)
+    tilt = tilts(flight)
+    duration = float(flight.times[-1])
+    half = height.shape[1] // 2
+    climb = np.minimum(height[:, -1], LEVEL_CLIMB * duration) + np.minimum(
+        height[:, -1] - height[:, half], LEVEL_CLIMB * (duration - float(flight.times[half]))
+    )
+    sink = np.maximum(0.0, -height.min(axis=1))
+    penalty = (
+        2.0 * mean_lateral_drift(flight)
+        + 3.0 * tilt.mean(axis=1)
+        + 10.0 * np.maximum(0.0, tilt - LEVEL_TILT).mean(axis=1)
+        + 2.0 * np.maximum(0.0, tilt.max(axis=1) - 1.3)
+        + 10.0 * sink
+    )
+    return _finish(flight, 5.0 * climb - penalty)
+
+
 def mean_lateral_drift(flight: Flight) -> np.ndarray:
     """Mean horizontal distance from the start point over the flight."""
     return np.linalg.norm(lateral_offsets(flight), axis=2).mean(axis=1)
@@ -85,6 +117,7 @@ FITNESS_FUNCTIONS: dict[str, Callable[[Flight], np.ndarray]] = {
     "final_height": final_height,
     "final_height_minus_drift": final_height_minus_drift,
     "upright_height_minus_drift": upright_height_minus_drift,
+    "level_height_minus_drift": level_height_minus_drift,
     "toward_target": toward_target,
 }
 

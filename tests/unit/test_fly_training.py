@@ -10,6 +10,7 @@ from addon.fly.errors import FlyError
 from addon.fly.training import TrainingConfig, train_steps
 
 SHIPPED = Path(__file__).resolve().parents[2] / "presets" / "fly" / "hover.npz"
+TILT_BOUND = 0.85  # rad, mean body tilt of the shipped hover genome over 30 s (0.81; the old one: 1.16)
 
 
 def _run(generator):
@@ -77,6 +78,9 @@ def test_shipped_genome_stays_aloft_for_30_s_with_small_drift():
     assert gain > 1.0  # it climbs, it does not merely fall slowly
     assert heights.min() > -0.05  # never sinks below where it started
     assert fitness.mean_lateral_drift(flight)[0] < gain / 4
+    tilt = fitness.tilts(flight)[0]
+    assert tilt.mean() < TILT_BOUND  # a fairly level body, not a tumbling one
+    assert tilt.max() < np.pi / 2  # never on its side or upside down
 
 
 def test_upright_fitness_penalises_tilt_and_full_drift():
@@ -89,6 +93,28 @@ def test_upright_fitness_penalises_tilt_and_full_drift():
     scores = fitness.upright_height_minus_drift(flight)
     assert scores[0] == pytest.approx(1.0)
     assert scores[1] == pytest.approx(1.0 - 2 * 0.2 - 0.5 * 0.5)
+
+
+def test_level_fitness_rewards_a_steady_capped_climb_and_penalises_tilt_and_sinking():
+    flight = simulate(np.zeros((5, 803)), duration=0.1)
+    duration, half = flight.times[-1], flight.times.size // 2
+    cap, half_cap = fitness.LEVEL_CLIMB * duration, fitness.LEVEL_CLIMB * (duration - flight.times[half])
+    flight.positions[:] = 0.0
+    flight.positions[:, :, 2] = np.linspace(0.0, cap, flight.times.size)  # steady climb at the cap
+    flight.positions[3, :, 2] *= 10.0  # faster earns nothing more
+    flight.positions[4, 1:, 2] = cap  # one jump, then hovering: the second half earns nothing
+    flight.rotations[:] = [1.0, 0.0, 0.0, 0.0]
+    flight.rotations[1] = [np.cos(0.75), np.sin(0.75), 0.0, 0.0]  # tilted by 1.5 rad about x
+    flight.positions[2, :, 1] = 0.2
+    flight.positions[2, 3, 2] = -0.1
+    best = 5.0 * (cap + half_cap)
+    scores = fitness.level_height_minus_drift(flight)
+    assert scores[0] == pytest.approx(best)
+    assert scores[1] == pytest.approx(best - 3.0 * 1.5 - 10.0 * (1.5 - fitness.LEVEL_TILT) - 2.0 * 0.2)
+    assert scores[2] == pytest.approx(best - 2 * 0.2 - 10.0 * 0.1)
+    assert scores[3] == pytest.approx(best)
+    assert scores[4] == pytest.approx(5.0 * cap)
+    assert fitness.FITNESS_FUNCTIONS["level_height_minus_drift"] is fitness.level_height_minus_drift
 
 
 def test_asymmetric_wings_move_independently():
