@@ -8,6 +8,8 @@ The extension is enabled once per session from the source tree as ``bl_ext.proca
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -79,3 +81,19 @@ def data_counts() -> dict[str, int]:
         "node_groups",
     )
     return {kind: len(getattr(bpy.data, kind)) for kind in kinds}
+
+
+CLI = ROOT / "scripts" / "procanim_cli.py"
+
+
+def run_cli(*args: str, tmp_path: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run the headless entry point in a fresh process, with its own user config under ``tmp_path``."""
+    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
+    return subprocess.run(
+        [sys.executable, str(CLI), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=tmp_path,
+    )

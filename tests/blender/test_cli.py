@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import bpy
 import pytest
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = ROOT / "scripts" / "procanim_cli.py"
-
-
-def run_cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
-    return subprocess.run(
-        [sys.executable, str(CLI), *args], capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path
-    )
 
 
 def test_help_lists_the_subcommands(tmp_path):

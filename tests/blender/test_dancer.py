@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
-from conftest import data_counts, view3d_override
+from conftest import data_counts, run_cli, view3d_override
 from ui_smoke import smoke_draw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,8 +32,20 @@ def test_add_dancer_from_empty_scene_builds_a_skinned_rig_sized_by_height(dancer
     armature = bpy.context.active_object
     assert dancer.is_dancer(armature)
     names = {b.name for b in armature.data.bones}
-    assert {"hips", "spine", "chest", "neck", "head", "thigh.L", "shin.L", "foot.L", "toe.L",
-            "upper_arm.R", "forearm.R", "hand.R"} <= names
+    assert {
+        "hips",
+        "spine",
+        "chest",
+        "neck",
+        "head",
+        "thigh.L",
+        "shin.L",
+        "foot.L",
+        "toe.L",
+        "upper_arm.R",
+        "forearm.R",
+        "hand.R",
+    } <= names
     assert armature.data.bones["head"].tail_local.z == pytest.approx(1.80, abs=1e-4)
     skin = next(o for o in bpy.data.objects if o.type == "MESH" and o.parent is armature)
     assert skin.modifiers["Armature"].object is armature
@@ -63,7 +73,8 @@ def test_add_then_bake_keys_bones_helpers_and_the_plot(dancer, ext):
     scene.frame_set(scene.frame_end)
     foot = armature.pose.bones["foot.L"]
     assert (armature.matrix_world @ foot.head).z == pytest.approx(
-        armature.data.bones["foot.L"].head_local.z, abs=0.01)
+        armature.data.bones["foot.L"].head_local.z, abs=0.01
+    )
     polygon = helpers["Dancer Support Polygon"].data
     assert len(polygon.vertices) == dancer.POLYGON_RING and polygon.animation_data is not None
     image = bpy.data.images.get(dancer.PLOT_IMAGE)
@@ -138,15 +149,22 @@ def test_presets_apply(ext):
 def test_cli_dance_writes_blend_and_plots(tmp_path):
     out = tmp_path / "dance.blend"
     plot, compare = tmp_path / "dance.png", tmp_path / "compare.png"
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "procanim_cli.py"), "dance",
-         "--sequence", "first_position,weight_shift", "--out", str(out), "--plot", str(plot),
-         "--compare", str(compare), "--duration", "2.0"],
-        capture_output=True, text=True, timeout=300)
+    result = run_cli(
+        "dance",
+        "--sequence",
+        "first_position,weight_shift",
+        "--out",
+        str(out),
+        "--plot",
+        str(plot),
+        "--compare",
+        str(compare),
+        "--duration",
+        "2.0",
+        tmp_path=tmp_path,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert out.is_file() and plot.read_bytes()[:4] == b"\x89PNG" and compare.read_bytes()[:4] == b"\x89PNG"
-    bad = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "procanim_cli.py"), "dance",
-         "--sequence", "first_position,spin"],
-        capture_output=True, text=True, timeout=120)
+    bad = run_cli("dance", "--sequence", "first_position,spin", tmp_path=tmp_path, timeout=120)
     assert bad.returncode == 1 and "spin" in bad.stderr

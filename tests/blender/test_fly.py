@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
-from conftest import data_counts, view3d_override
+from conftest import data_counts, run_cli, view3d_override
 from ui_smoke import smoke_draw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,7 +196,6 @@ def test_panel_draws(fly, ext):
 
 
 def test_cli_trains_and_bakes(tmp_path):
-    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
     args = [
         "fly",
         "train",
@@ -218,51 +214,22 @@ def test_cli_trains_and_bakes(tmp_path):
         "--out",
         str(tmp_path / "fly.blend"),
     ]
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "procanim_cli.py"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        cwd=tmp_path,
-    )
+    result = run_cli(*args, tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "g.npz").is_file() and (tmp_path / "fly.blend").is_file()
-    chase = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "procanim_cli.py"),
-            "fly",
-            "bake",
-            "--duration",
-            "0.3",
-            "--chase",
-            "--camera",
-            "--out",
-            str(tmp_path / "chase.blend"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        cwd=tmp_path,
+    chase = run_cli(
+        "fly",
+        "bake",
+        "--duration",
+        "0.3",
+        "--chase",
+        "--camera",
+        "--out",
+        str(tmp_path / "chase.blend"),
+        tmp_path=tmp_path,
     )
     assert chase.returncode == 0, chase.stderr
     assert "Baked 0.3 s" in chase.stdout
-    bad = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "procanim_cli.py"),
-            "fly",
-            "bake",
-            "--genome",
-            str(tmp_path / "missing.npz"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        cwd=tmp_path,
-    )
+    bad = run_cli("fly", "bake", "--genome", str(tmp_path / "missing.npz"), tmp_path=tmp_path)
     assert bad.returncode == 1 and "missing.npz" in bad.stderr

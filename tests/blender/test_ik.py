@@ -4,15 +4,12 @@ IK limits, the rest of the action kept, bad input, the panels, the edge tool and
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
-from conftest import data_counts, view3d_override
+from conftest import data_counts, run_cli, view3d_override
 from ui_smoke import smoke_draw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -267,27 +264,19 @@ def test_presets_apply_and_build(ext):
 
 
 def test_cli_builds_and_bakes_an_arm(tmp_path):
-    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
     out = tmp_path / "ik.blend"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "procanim_cli.py"),
-            "ik",
-            "--bones",
-            "4",
-            "--solver",
-            "FABRIK",
-            "--length",
-            "24",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
+    result = run_cli(
+        "ik",
+        "--bones",
+        "4",
+        "--solver",
+        "FABRIK",
+        "--length",
+        "24",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
         timeout=300,
-        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     assert out.exists()

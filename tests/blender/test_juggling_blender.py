@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
-from conftest import data_counts, view3d_override
+from conftest import data_counts, run_cli, view3d_override
 from ui_smoke import smoke_draw, smoke_draw_menu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -269,32 +267,22 @@ def test_panel_button_passes_the_sidebar_settings(ext):
 
 def test_cli_subcommand_saves_a_scene(tmp_path):
     out = tmp_path / "cli.blend"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "procanim_cli.py"),
-            "juggle",
-            "--siteswap",
-            "531",
-            "--prop",
-            "club",
-            "--loops",
-            "1",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
+    done = run_cli(
+        "juggle",
+        "--siteswap",
+        "531",
+        "--prop",
+        "club",
+        "--loops",
+        "1",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
         timeout=240,
     )
     assert done.returncode == 0, done.stderr
     assert out.exists() and out.stat().st_size > 10_000
-    bad = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "procanim_cli.py"), "juggle", "--siteswap", "54"],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    bad = run_cli("juggle", "--siteswap", "54", tmp_path=tmp_path, timeout=240)
     assert bad.returncode == 1
     assert "54" in bad.stderr
 

@@ -1,15 +1,13 @@
 """Mirrors in Blender: add operators from an empty scene, mirrors that follow their foci, ray tracing,
 persistence through a saved .blend, clean failure on bad input, the panel and the CLI."""
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
-from conftest import data_counts, view3d_override
+from conftest import data_counts, run_cli, view3d_override
 from ui_smoke import smoke_draw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -321,26 +319,18 @@ def test_follow_handler_is_registered_once():
 
 
 def test_cli_mirror_subcommand_saves_a_scene(tmp_path):
-    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
     out = tmp_path / "mirror.blend"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "procanim_cli.py"),
-            "mirror",
-            "--mesh-resolution",
-            "6",
-            "--rays",
-            "8",
-            "--stage",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
+    result = run_cli(
+        "mirror",
+        "--mesh-resolution",
+        "6",
+        "--rays",
+        "8",
+        "--stage",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
         timeout=300,
-        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     assert out.exists()

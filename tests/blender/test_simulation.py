@@ -1,15 +1,13 @@
 """Verlet / shape-matching bakes in Blender: soft bodies through PC2 and shape keys, rigid piles, ropes,
 geometry tools, clean failures, the panel and the CLI."""
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
-from conftest import data_counts, view3d_override
+from conftest import data_counts, run_cli, view3d_override
 from ui_smoke import smoke_draw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,27 +263,19 @@ def test_presets_apply(name):
 
 
 def test_cli_simulate_saves_a_baked_rope(tmp_path):
-    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
     out = tmp_path / "rope.blend"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "procanim_cli.py"),
-            "simulate",
-            "--scene",
-            "rope",
-            "--length",
-            "6",
-            "--substeps",
-            "5",
-            "--out",
-            str(out),
-        ],  # fmt: skip
-        capture_output=True,
-        text=True,
-        env=env,
+    result = run_cli(
+        "simulate",
+        "--scene",
+        "rope",
+        "--length",
+        "6",
+        "--substeps",
+        "5",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
         timeout=300,
-        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     bpy.ops.wm.open_mainfile(filepath=str(out))
