@@ -8,7 +8,7 @@ import numpy as np
 
 from ...addon.simulation import SimulationError
 from ...addon.simulation.scenes import Body, ColliderSurface
-from .. import writers
+from .. import paths, writers
 from .properties import CACHE_MODIFIER, DEFAULT_CACHE_DIRECTORY, SHAPE_KEY_PREFIX
 
 # --------------------------------------------------------------------------- reading Blender data
@@ -120,12 +120,13 @@ def selected_meshes(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 
 def cache_folder(directory: str) -> tuple[Path, bool]:
-    """The PC2 folder and whether it sits beside a saved .blend (False: Blender's temporary folder)."""
-    if directory and (bpy.data.filepath or not directory.startswith("//")):
-        return Path(bpy.path.abspath(directory)), True
-    if bpy.data.filepath:
-        return Path(bpy.path.abspath("//" + DEFAULT_CACHE_DIRECTORY)), True
-    return Path(bpy.app.tempdir) / DEFAULT_CACHE_DIRECTORY, False
+    """The PC2 folder and whether it lasts (False: Blender's temporary folder, as the .blend is unsaved).
+
+    '//' is beside the saved .blend; while the file is unsaved it is inside the temporary folder.
+    """
+    text = directory or "//" + DEFAULT_CACHE_DIRECTORY
+    folder = paths.output_folder(text, "Cache folder", unsaved_fallback=paths.temporary_folder())
+    return folder, paths.blend_is_saved() or not text.startswith("//")
 
 
 def _file_name(name: str) -> str:
@@ -152,7 +153,7 @@ def _use_mesh_cache(obj: bpy.types.Object, path: Path, first_frame: int, saved: 
         # First in the stack: the cache replaces the base vertices, other modifiers then apply on top.
         obj.modifiers.move(len(obj.modifiers) - 1, 0)
     modifier.cache_format = "PC2"
-    modifier.filepath = bpy.path.relpath(str(path)) if saved and bpy.data.filepath else str(path)
+    modifier.filepath = paths.stored_path(path)[0] if saved else str(path)
     modifier.time_mode = "FRAME"
     modifier.play_mode = "SCENE"
     modifier.frame_start = first_frame
