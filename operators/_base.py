@@ -117,6 +117,13 @@ class SceneState:
         self.restore_frame()
 
 
+def one_line(error: BaseException) -> str:
+    """The status bar shows one short line: control characters from a user's text are shown escaped
+    and a message quoting a huge value is cut in the middle."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))
+    return text if len(text) <= 400 else text[:280] + " ... " + text[-100:]
+
+
 def _alive(block: bpy.types.ID | None) -> bpy.types.ID | None:
     """``block`` if it still exists (a rollback may have deleted it), else None."""
     try:
@@ -176,7 +183,7 @@ class ProcAnimOperator:
         except ProcAnimError as exc:
             snapshot.rollback()
             state.restore()
-            self.report({"ERROR"}, str(exc))
+            self.report({"ERROR"}, one_line(exc))
             return {"CANCELLED"}
         except BaseException:
             # A bug, not bad input: still leave the scene clean, then let the traceback show.
@@ -232,7 +239,7 @@ class BakeOperator(ProcAnimOperator):
         except StopIteration as stop:
             return self._finish(context, stop.value)
         except ProcAnimError as exc:
-            return self._fail(context, str(exc))
+            return self._fail(context, one_line(exc))
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.02, window=context.window)
         wm.progress_begin(0, 1000)
@@ -258,7 +265,7 @@ class BakeOperator(ProcAnimOperator):
             return self._finish(context, stop.value)
         except ProcAnimError as exc:
             self._stop_ui(context)
-            return self._fail(context, str(exc))
+            return self._fail(context, one_line(exc))
         except BaseException:
             self._stop_ui(context)
             self._rollback()
@@ -280,7 +287,7 @@ class BakeOperator(ProcAnimOperator):
         try:
             status = self.write(context, result)
         except ProcAnimError as exc:
-            return self._fail(context, str(exc))
+            return self._fail(context, one_line(exc))
         except BaseException:
             self._rollback()
             raise
