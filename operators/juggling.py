@@ -16,12 +16,12 @@ from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
 from ..addon.juggling.body import (
     arm_bone_names,
     arm_pose_quaternions,
-    continuous_quaternions,
     rest_skeleton,
     yaw_matrix,
 )
 from ..addon.juggling.meshes import limb, prop_mesh, sphere
 from ..addon.juggling.model import LEFT, RIGHT
+from ..addon.quaternions import continuous as continuous_quaternions
 from . import writers
 from ._base import BakeOperator
 from .cli import COMMON, call_operator
