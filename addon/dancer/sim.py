@@ -46,11 +46,23 @@ class Measurement:
     total_normal_force: float
 
 
-def _mujoco():
+def mujoco_unavailable() -> str | None:
+    """Why MuJoCo cannot be loaded here (no wheel for this platform or Python, a broken install), or
+    None when it can: the dancer's operators and panel say this instead of failing on the first bake."""
     try:
-        import mujoco
-    except ImportError as exc:  # pragma: no cover - the extension bundles the wheel
-        raise DancerError("the MuJoCo physics engine (package mujoco-core) is not installed") from exc
+        import mujoco  # noqa: F401
+    except (ImportError, OSError) as exc:  # OSError: a wheel whose shared library cannot load
+        return (f"the MuJoCo physics engine cannot be loaded on this platform or Python ({exc}); "
+                "every other ProcAnim generator works")
+    return None
+
+
+def _mujoco():
+    reason = mujoco_unavailable()
+    if reason is not None:
+        raise DancerError(reason)
+    import mujoco
+
     if mujoco.get_mju_user_warning() is None:
         # MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory (a user's
         # home or project folder); a fall is detected from the state, so the text only needs keeping.

@@ -36,10 +36,11 @@ class Body:
     #: Elbow to the palm, where a held prop sits.
     forearm: float = 0.35
     hand_length: float = 0.08
-    #: Height of the hands' throw and catch points.
-    pattern_height: float = 1.12
+    #: Height of the hands' throw and catch points: a ball's centre is 1.00 m above its contact point
+    #: on the floor (Juggling Lab's floor, 100 cm below the hands), 40 cm below the shoulders.
+    pattern_height: float = 1.034
     #: How far in front of the shoulders the hands juggle.
-    pattern_forward: float = 0.25
+    pattern_forward: float = 0.20
 
     def hand_side(self, hand: int) -> float:
         """Sign of local X for a hand: the left hand is on +X."""
