@@ -16,13 +16,13 @@ from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
 from ..addon.juggling.body import (
     arm_bone_names,
     arm_pose_quaternions,
-    continuous_quaternions,
     rest_skeleton,
     yaw_matrix,
 )
 from ..addon.juggling.meshes import limb, prop_mesh, sphere
 from ..addon.juggling.model import LEFT, RIGHT
 from ..addon.juggling.parameters import is_config, parse_config, plan_config
+from ..addon.quaternions import continuous as continuous_quaternions
 from . import writers
 from ._base import BakeOperator
 from .cli import COMMON, call_operator

@@ -18,17 +18,13 @@ from functools import reduce
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..geometry.rotation import quaternion_multiply
 from ..kinematics.two_bone import elbow_positions as solve_elbows
-from .body import (
-    Body,
-    axis_angle_quaternions,
-    continuous_quaternions,
-    juggler_placement,
-    rotate_vectors,
-    slerp,
-    yaw_matrix,
-)
+from ..quaternions import continuous as continuous_quaternions
+from ..quaternions import from_axis_angle as axis_angle_quaternions
+from ..quaternions import multiply as quaternion_multiply
+from ..quaternions import rotate as rotate_vectors
+from ..quaternions import slerp
+from .body import Body, juggler_placement, yaw_matrix
 from .model import LEFT, Siteswap, Throw
 from .paths import (
     GRAVITY,
