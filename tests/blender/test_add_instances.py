@@ -14,6 +14,9 @@ ADDS = [
     ("add_ik_arm", "IK Arm", {"frame_count": 24}),
     ("add_dancer", "Dancer", {}),
     ("add_fly", "Fly", {}),
+    ("add_softbody_demo", "Soft Body", {"subdivisions": 1}),
+    ("add_rigid_pile_demo", "Rigid Pile", {"count": 2}),
+    ("add_rope", "Rope", {"frame_count": 2, "substeps": 5, "links": 4}),
 ]
 IDS = [name for _, name, _ in ADDS]
 
@@ -171,3 +174,15 @@ def test_baking_the_selected_fly_leaves_the_other_untouched(ext):
     scene = bpy.context.scene
     scene.frame_set(scene.frame_start)
     np.testing.assert_allclose(second["body"].matrix_world.translation, (1.0, 0.0, 1.0), atol=1e-3)
+
+
+def test_baking_the_selected_jelly_leaves_the_other_untouched(ext):
+    _add("add_softbody_demo", {"subdivisions": 1})
+    first = bpy.context.active_object
+    bpy.context.scene.cursor.location = (2.0, 0.0, 0.0)
+    _add("add_softbody_demo", {"subdivisions": 1})
+    second = bpy.context.active_object
+    assert first != second and second.location.x == pytest.approx(2.0)
+    assert bpy.ops.procanim.bake_softbody(frame_count=3, substeps=5, cache_mode="SHAPE_KEYS") == {"FINISHED"}
+    assert second.data.shape_keys is not None
+    assert first.data.shape_keys is None and not first.modifiers
