@@ -15,12 +15,12 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from ..addon import quaternions
 from ..addon.fly import FlyModel, load_genome, save_genome, simulate_genomes_steps
 from ..addon.fly.errors import FlyError
 from ..addon.fly.fitness import mean_lateral_drift
 from ..addon.fly.model import (
     body_mesh,
-    quaternion_products,
     rotate_about_z,
     wing_mesh,
     wing_quaternions,
@@ -420,7 +420,7 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
             genome, self.duration, model=model, start=start, target=target
         )
         flight.positions = rotate_about_z(flight.positions, start, yaw)
-        flight.rotations = quaternion_products(yaw_quaternion(yaw), flight.rotations)
+        flight.rotations = quaternions.multiply(yaw_quaternion(yaw), flight.rotations)
         return flight
 
     def write(self, context: bpy.types.Context, flight) -> set[str]:

@@ -4,7 +4,7 @@ import bpy
 import numpy as np
 from bpy.props import FloatProperty, IntProperty
 
-from ...addon.geometry.rotation import matrix_to_quaternion
+from ...addon.quaternions import from_matrix as matrix_to_quaternion
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
 from .. import writers
 from .._base import BakeOperator, ProcAnimOperator
