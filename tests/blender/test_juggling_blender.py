@@ -338,7 +338,8 @@ def test_juggling_lab_parameter_strings_and_zero_prop_patterns(ext):
     frames_per_loop = round(planned.loop_duration * _fps())
     assert planned.beat_duration == pytest.approx(0.4, rel=0.02)
     assert bpy.context.scene.frame_end == 2 * frames_per_loop
-    # No props: the jugglers are still built, their hands at rest.
+    # No props: the jugglers are still built, their hands at rest (in a fresh scene: Add adds).
+    bpy.ops.wm.read_homefile(use_empty=True)
     assert bpy.ops.procanim.juggle(siteswap="<0|0>") == {"FINISHED"}
     collection = bpy.data.collections[COLLECTION]
     assert len([o for o in collection.objects if o.type == "ARMATURE"]) == 2
