@@ -27,8 +27,9 @@ from collections.abc import Generator
 
 import numpy as np
 
+from .. import quaternions
 from .errors import FlyError
-from .model import FlyModel, quaternions_from_matrices, rotation_vectors
+from .model import FlyModel, rotation_vectors
 from .simulate import (
     Controller,
     Flight,
@@ -298,7 +299,7 @@ def simulate_stroke_steps(
     flight = Flight(
         times=np.arange(samples) * dt * record_every,
         positions=rec_pos,
-        rotations=quaternions_from_matrices(np.swapaxes(rec_axes, -1, -2)),
+        rotations=quaternions.from_matrix(np.swapaxes(rec_axes, -1, -2)),
         wing_angles=rec_wing,
         blown_up=blown,
         start=start_points,

@@ -4,6 +4,7 @@ wings' inertia at fruit-fly scale."""
 import numpy as np
 import pytest
 
+from addon import quaternions
 from addon.fly import FlyModel, load_genome, save_genome, simulate
 from addon.fly.errors import FlyError
 from addon.fly.genome import Genome, genome_record
@@ -166,14 +167,7 @@ def test_wing_inertia_makes_a_still_body_recoil_and_keeps_the_centre_of_mass():
     for index in range(0, len(flight.times), 5):
         angles = flight.wing_angles[0, index, :1]
         centres = wing_frames(model, angles[None])[0][0]
-        w, x, y, z = rotations[index]
-        rotation = np.array(
-            [
-                [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-            ]
-        )
+        rotation = quaternions.to_matrix(rotations[index])
         wings = (masses[:, None] * (centres @ rotation.T)).sum(axis=0)
         centre_of_mass.append(flight.positions[0, index] + wings / model.total_mass)
     # the wings start with momentum (they pitch at stroke reversal), so the centre of mass moves
