@@ -9,9 +9,10 @@ import pytest
 
 from addon.geometry.rotation import quaternion_multiply, quaternion_to_matrix
 from addon.juggling import parse_siteswap, plan_pattern
-from addon.juggling.body import Body, arm_pose_quaternions, axis_angle_quaternions, rest_skeleton
+from addon.juggling.body import Body, arm_pose_quaternions, rest_skeleton
 from addon.juggling.motion import PROP_LENGTHS, Pattern
 from addon.juggling.paths import GRAVITY, MotionError, parse_dwell_paths
+from addon.quaternions import from_axis_angle as axis_angle_quaternions
 
 MILLS_MESS = "(2.5,5)(-30,5).(-2.5,-10)(30,-10).(0,-10)(-30,-10)"
 
