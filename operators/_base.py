@@ -14,7 +14,27 @@ from typing import Any
 
 import bpy
 
+from ..addon import limits
 from ..addon.errors import ProcAnimError
+
+#: Estimated seconds of work an operator may start when it blocks (a script's call): a minute.
+#: From the sidebar long work runs modal with progress and Esc, and the CLI is a batch job that
+#: Ctrl+C stops, so both may ask for more.
+BLOCKING_TIME_LIMIT = limits.TIME_LIMIT
+INTERACTIVE_TIME_LIMIT = 4 * 3600.0
+_batch_depth = 0
+
+
+class batch_mode:
+    """Within this context (the headless CLI) operators may start long work, as from the sidebar."""
+
+    def __enter__(self) -> None:
+        global _batch_depth
+        _batch_depth += 1
+
+    def __exit__(self, *exc_info) -> None:
+        global _batch_depth
+        _batch_depth -= 1
 
 # ID collections a generator may add to; everything new in them is removed on failure.
 _TRACKED_DATA = (
@@ -174,6 +194,12 @@ class ProcAnimOperator:
     A float property listed in the class attribute ``nonfinite_allowed`` may be NaN or infinite.
     """
 
+    def time_limit(self) -> float:
+        """Seconds of estimated work this run may start (see ``BLOCKING_TIME_LIMIT``)."""
+        if _batch_depth or getattr(self, "_interactive", False):
+            return INTERACTIVE_TIME_LIMIT
+        return BLOCKING_TIME_LIMIT
+
     def execute(self, context: bpy.types.Context) -> set[str]:
         state = SceneState(context)
         snapshot = DataSnapshot()
@@ -232,6 +258,7 @@ class BakeOperator(ProcAnimOperator):
             return self.execute(context)
         self._state = SceneState(context)
         self._snapshot = DataSnapshot()
+        self._interactive = True
         try:
             check_numeric_properties(self)
             self._steps = self.bake(context)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import limits
 from .ellipsoid import as_point, ellipsoid_from_path_length, unit_directions
 from .errors import OpticsError
 from .mirrors import EllipsoidMirror
@@ -151,6 +152,11 @@ def _lift(ellipsoid, centre, directions, normal, distances):
     return np.where(np.isfinite(lift), lift, 0.0)
 
 
+# Measured building plates on a 2-core machine (numpy roots + Blender mesh), with margin.
+FRESNEL_VERTICES_PER_SECOND = 50_000.0
+FRESNEL_BYTES_PER_VERTEX = 400.0
+
+
 def fresnel_reflector(
     f1,
     f2,
@@ -243,6 +249,13 @@ def fresnel_reflector(
         zone_count = int(zones)
         if zone_count < 1:
             raise OpticsError(f"a Fresnel plate needs at least one zone, got {zones}")
+    # Every zone row is a strip of quads around the plate (step faces and louvre sides come on top).
+    vertices = float(zone_count) * (zone_steps + 1) * (segments + 1)
+    hint = "use fewer zones, segments or zone rows (or a wider zone width)"
+    plate = f"a Fresnel plate of {zone_count} zones x {segments} segments x {zone_steps} rows"
+    limits.check_memory(plate, vertices, FRESNEL_BYTES_PER_VERTEX, hint)
+    # Each zone also solves its own ellipsoid over every column: worth about 50 vertices of work.
+    limits.check_time(plate, vertices + 50.0 * zone_count, FRESNEL_VERTICES_PER_SECOND, hint)
     radii = start + span * np.arange(zone_count + 1) / zone_count
     levels = _sum_of_distances(centre + radii[:, None] * reference_unit, first, second)
     levels[0] = sum_low
