@@ -468,15 +468,58 @@ def run_case(bpy, operator: str, arguments: dict) -> dict:
 # --------------------------------------------------------------------------- driver
 
 
+def summarise(report: Path) -> str:
+    """Figures of a run: outcomes per operator, the slowest case, every failure with its arguments."""
+    records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = [r for r in records if "outcome" in r and not r.get("started")]
+    lines = []
+    operators = sorted({r["operator"] for r in records})
+    outcomes = ("finished", "refused", "poll", "cancelled", "exception", "bad-argument", "timeout", "crash")
+    totals = {o: sum(r["outcome"] == o for r in records) for o in outcomes}
+    nan = sum("non-finite" in (r.get("failure") or "") for r in records)
+    changed = sum("changed the scene" in (r.get("failure") or "") for r in records)
+    slowest = max(records, key=lambda r: r.get("seconds", 0.0), default=None)
+    lines.append(
+        f"{len(records)} cases over {len(operators)} operators: "
+        + ", ".join(f"{count} {name}" for name, count in totals.items() if count)
+    )
+    lines.append(
+        f"failures: {sum(bool(r.get('failure')) for r in records)} "
+        f"(exceptions {totals['exception']}, NaN written {nan}, scene changed after a refusal {changed}, "
+        f"over budget {totals['timeout']}, crashes {totals['crash']})"
+    )
+    if slowest is not None:
+        lines.append(
+            f"slowest case: {slowest.get('seconds', 0):.1f} s, procanim.{slowest['operator']}"
+            f"(**{slowest['arguments']})"
+        )
+    for name in operators:
+        mine = [r for r in records if r["operator"] == name]
+        tally = {o: sum(r["outcome"] == o for r in mine) for o in outcomes}
+        counts = ", ".join(f"{count} {o}" for o, count in tally.items() if count)
+        longest = max(r.get("seconds", 0) for r in mine)
+        lines.append(f"  {name}: {len(mine)} cases ({counts}), longest {longest:.1f} s")
+    for r in records:
+        if r.get("failure"):
+            lines.append(f"FAIL procanim.{r['operator']}(**{r['arguments']}) [{r['scene']}]: {r['failure']}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--operator", required=True, help="operator id without 'procanim.'")
+    parser.add_argument("--summary", type=Path, help="print the figures of a report and exit")
+    parser.add_argument("--operator", help="operator id without 'procanim.'")
     parser.add_argument("--cases", type=int, default=8)
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--budget", type=float, default=60.0, help="seconds per case before it fails")
     parser.add_argument("--first-case", type=int, default=0, help="resume after a timed-out case")
-    parser.add_argument("--report", type=Path, required=True)
+    parser.add_argument("--report", type=Path)
     args = parser.parse_args(argv)
+    if args.summary is not None:
+        print(summarise(args.summary))
+        return 0
+    if args.operator is None or args.report is None:
+        parser.error("--operator and --report are needed to run cases")
 
     import dev_extension
 
