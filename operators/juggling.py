@@ -6,13 +6,14 @@ import colorsys
 import math
 from collections.abc import Generator
 from dataclasses import dataclass
+from pathlib import Path
 
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from ..addon.errors import ProcAnimError
-from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
+from ..addon.juggling import Pattern, jml, parse_siteswap, plan_pattern
 from ..addon.juggling.body import (
     arm_bone_names,
     arm_pose_quaternions,
@@ -156,6 +157,13 @@ def juggling_properties() -> dict:
             max=1.0,
         ),
         "floor": BoolProperty(name="Floor", description="Add a floor plane under the jugglers", default=True),
+        "jml_source": StringProperty(
+            name="JML Pattern",
+            description="A full Juggling Lab (JML) pattern to animate instead of the siteswap; set by "
+            "File > Import > Juggling Lab Pattern",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+        ),
     }
 
 
@@ -178,6 +186,12 @@ def planning_options(settings) -> dict:
 def plan_settings(settings, **overrides) -> Pattern:
     """Plan the settings' pattern: a siteswap, or Juggling Lab's ``pattern=...;bps=...`` string whose
     own parameters win over the settings."""
+    source = getattr(settings, "jml_source", "")
+    if source:
+        entries = jml.load(source)
+        if not entries:
+            raise ProcAnimError("the imported JML pattern has nothing to animate")
+        return entries[0].plan(defaults=planning_options(settings), **overrides)
     if is_config(settings.siteswap):
         return plan_config(parse_config(settings.siteswap), defaults=planning_options(settings), **overrides)
     return plan_pattern(parse_siteswap(settings.siteswap), **planning_options(settings), **overrides)
@@ -202,14 +216,12 @@ def _aligned(q: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.where((np.sum(q * reference, axis=-1) < 0)[..., None], -q, q)
 
 
-class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
-    """Add a looping, keyframed juggling scene from a siteswap: rigged jugglers, props and a camera"""
+class JuggleBaker(BakeOperator):
+    """Plans the operator's pattern, samples it and writes the scene; shared by procanim.juggle and
+    procanim.import_jml (a registered operator class cannot be subclassed by another)."""
 
-    bl_idname = "procanim.juggle"
-    bl_label = "Add Juggling Pattern"
-    bl_options = {"REGISTER", "UNDO"}
-
-    __annotations__ = juggling_properties()
+    def plan(self, fps: float) -> Pattern:
+        return plan_settings(self, frame_rate=fps)
 
     def bake(self, context: bpy.types.Context) -> Generator[float | tuple[float, str], None, JuggleBake]:
         render = context.scene.render
@@ -217,7 +229,7 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         frame_start = context.scene.frame_start
         bezier = self.key_style == "BEZIER"
         yield 0.0, "planning"
-        pattern = plan_settings(self, frame_rate=fps)
+        pattern = self.plan(fps)
         frames_per_loop = round(pattern.loop_duration * fps)
         channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
         keys = channels * (frames_per_loop * self.loops + 1)
@@ -302,15 +314,26 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         frames = result.frames
         writers.set_frame_range(scene, int(frames[0]), int(frames[-1]) - 1)
         seconds = result.frames_per_loop / result.fps
+        label = pattern.title if self.jml_source else self.siteswap
         self.report(
             {"INFO"},
-            f"Added {self.siteswap!r}: {pattern.num_props} props, {pattern.num_jugglers} juggler"
+            f"Added {label!r}: {pattern.num_props} props, {pattern.num_jugglers} juggler"
             f"{'s' if pattern.num_jugglers > 1 else ''}, {self.loops} loop(s) of {seconds:.2f} s "
             f"({result.frames_per_loop} frames, beat {pattern.beat_duration:.3f} s)",
         )
         if pattern.reach_warning:
             self.report({"WARNING"}, pattern.reach_warning)
         return {"FINISHED"}
+
+
+class PROCANIM_OT_juggle(JuggleBaker, bpy.types.Operator):
+    """Add a looping, keyframed juggling scene from a siteswap: rigged jugglers, props and a camera"""
+
+    bl_idname = "procanim.juggle"
+    bl_label = "Add Juggling Pattern"
+    bl_options = {"REGISTER", "UNDO"}
+
+    __annotations__ = juggling_properties()
 
 
 # ------------------------------------------------------------------------------------------ writing
@@ -503,12 +526,17 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument("--squeeze-beats", type=float, default=0.4, help="squeeze catch spread in beats")
     parser.add_argument("--no-floor", action="store_true", help="leave out the floor plane")
+    parser.add_argument("--jml", type=Path, help="import this Juggling Lab .jml file instead of --siteswap")
+    parser.add_argument("--jml-entry", type=int, default=1, help="which pattern of a .jml list (default 1)")
+    parser.add_argument("--export-jml", type=Path, help="also save the pattern as a Juggling Lab .jml file")
     parser.set_defaults(run=_cli_juggle)
 
 
 def _cli_juggle(args, context) -> None:
+    jml_options = {"filepath": str(args.jml), "entry": args.jml_entry} if args.jml else {}
     call_operator(
-        "procanim.juggle",
+        "procanim.import_jml" if args.jml else "procanim.juggle",
+        **jml_options,
         siteswap=args.siteswap,
         auto_beat=args.beat_duration is None,
         beat_duration=0.3 if args.beat_duration is None else args.beat_duration,
@@ -524,6 +552,8 @@ def _cli_juggle(args, context) -> None:
         squeeze_beats=args.squeeze_beats,
         floor=not args.no_floor,
     )
+    if args.export_jml:
+        call_operator("procanim.export_jml", filepath=str(args.export_jml))
 
 
 def _add_menu_entry(self, context: bpy.types.Context) -> None:
