@@ -10,6 +10,7 @@ from .anthropometry import DancerError
 from .balance import Balance, Gains, settle_time, simulate_balance, simulate_balance_steps
 from .model import DancerBody, build_body
 from .perform import DEFAULT_SEQUENCE, Performance, perform, perform_steps
+from .sim import mujoco_unavailable
 from .steps import BALANCED, POSITIONS, STEPS, parse_sequence_text, parse_step, plan
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Gains",
     "Performance",
     "build_body",
+    "mujoco_unavailable",
     "parse_sequence_text",
     "parse_step",
     "perform",
