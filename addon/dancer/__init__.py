@@ -3,7 +3,8 @@
 A MuJoCo body generated from height, mass and sex with Winter / Plagenhoef segment data; muscles
 are spring-dampers towards target angles (eq. 1); the COM (eq. 6) and COP (eqs. 7-9) strategies
 move those targets. ``simulate_balance`` is the paper's section 3 comparison, ``perform`` its
-Fig. 2 sequence ending on one toe and, through :mod:`.steps`, sequences of named steps on either leg. MuJoCo is imported only when a simulation runs.
+Fig. 2 sequence ending on one toe and, through :mod:`.steps`, sequences of named steps on either
+leg. MuJoCo is imported only when a simulation runs.
 """
 
 from .anthropometry import DancerError

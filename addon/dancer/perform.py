@@ -18,8 +18,8 @@ from numpy.typing import NDArray
 from .anthropometry import DancerError
 from .balance import Gains
 from .model import build_body
-from .steps import DEFAULT_TURNOUT, Phase, plan
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
+from .steps import DEFAULT_TURNOUT, plan
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -174,7 +174,8 @@ def perform_steps(
     spine_weights = sim.lean_weights({"spine_x": -1.0, "spine_y": -1.0})
 
     def leg_weights(side: str) -> dict[str, float]:
-        return {f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0, f"thigh.{side}_x": 1.0, f"thigh.{side}_y": 1.0}
+        return {f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0,
+                f"thigh.{side}_x": 1.0, f"thigh.{side}_y": 1.0}
 
     def leg_mask(side: str) -> NDArray[np.bool_]:
         return np.array([f".{side}_" in name and not name.startswith(("upper_arm", "forearm"))

@@ -293,7 +293,8 @@ def _seconds(name: str, duration: float | None, kinds: dict[str, float]) -> floa
 
 
 def parse_sequence_text(text: str) -> list[tuple[str, float | None]]:
-    """``"first_position, tendu_front:right@2.5"`` -> ``[("first_position", None), ("tendu_front:right", 2.5)]``."""
+    """Sequence text to items: ``"first_position, tendu_front:right@2.5"`` ->
+    ``[("first_position", None), ("tendu_front:right", 2.5)]``."""
     items: list[tuple[str, float | None]] = []
     for chunk in text.split(","):
         chunk = chunk.strip()
@@ -305,7 +306,8 @@ def parse_sequence_text(text: str) -> list[tuple[str, float | None]]:
             try:
                 value = float(seconds)
             except ValueError:
-                raise DancerError(f"step {chunk!r}: the duration after '@' must be seconds, got {seconds!r}") from None
+                raise DancerError(f"step {chunk!r}: the duration after '@' must be seconds, "
+                                  f"got {seconds!r}") from None
         parse_step(name)
         items.append((name.strip(), value))
     return items
@@ -322,8 +324,9 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     overrides the default seconds per step family ('tendu', 'position', ...). Returns the step
     labels, the phases and the final state. ``settle`` turns a position's pose into the one the
     body really stands in (feet flattened on the floor). Steps the controller cannot balance yet
-    are refused unless ``allow_unbalanced`` (for working on the controller). Raises :class:`DancerError` naming the first step
-    that cannot be balanced from the state the previous steps leave, and why.
+    are refused unless ``allow_unbalanced`` (for working on the controller). Raises
+    :class:`DancerError` naming the first step that cannot follow the state the previous steps
+    leave, and why.
     """
     kinds = dict(STEP_SECONDS)
     for key, value in (durations or {}).items():
@@ -476,7 +479,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         return phases, state
 
     if state.releve and name != "pivot_quarter":
-        raise DancerError(f"{name} is not done on demi-pointe: only pivot_quarter follows a releve on one foot")
+        raise DancerError(f"{name} is not done on demi-pointe: only pivot_quarter follows a releve on "
+                          "one foot")
 
     if name.startswith("tendu_"):
         if state.raised:
@@ -553,7 +557,6 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         extended = _leg(0.0, 0.75, 0.0, 1.0, turn=-0.7)
         extended["spine_y"] = -0.12
         port = "arabesque"
-    start = pose
     retired = _on(pose, working, retire_pose)
     out = dict(retired)
     out.update(_working(working, extended))
