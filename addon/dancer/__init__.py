@@ -12,7 +12,7 @@ from .balance import Balance, Gains, settle_time, simulate_balance, simulate_bal
 from .model import DancerBody, build_body
 from .perform import DEFAULT_SEQUENCE, Performance, perform, perform_steps
 from .sim import mujoco_unavailable
-from .steps import BALANCED, POSITIONS, STEPS, parse_sequence_text, parse_step, plan
+from .steps import BALANCED, POSITIONS, STEPS, parse_sequence_text, parse_step, plan, random_sequence
 
 __all__ = [
     "BALANCED",
@@ -31,6 +31,7 @@ __all__ = [
     "perform",
     "perform_steps",
     "plan",
+    "random_sequence",
     "settle_time",
     "simulate_balance",
     "simulate_balance_steps",

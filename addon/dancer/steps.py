@@ -579,3 +579,36 @@ def _name(body: str, side: str, axis: str) -> str:
 
 def _word(side: str) -> str:
     return "left" if side == "L" else "right"
+
+
+def random_sequence(rng: np.random.Generator, length: int, start: str = "first_position",
+                    allow_unbalanced: bool = False) -> list[str]:
+    """A legal sequence of ``length`` items (the position included) drawn with ``rng``.
+
+    Depth-first with the candidates shuffled at every step, so the draw never ends in a state
+    no step can follow (on one toe, say) before it is long enough.
+    """
+    names = [f"{name}:{side}" for name in STEPS for side in ("left", "right")] + list(POSITIONS)
+
+    def legal(sequence: list[str]) -> bool:
+        try:
+            plan(sequence, allow_unbalanced=allow_unbalanced)
+        except DancerError:
+            return False
+        return True
+
+    def extend(sequence: list[str]) -> list[str] | None:
+        if len(sequence) == length:
+            return sequence
+        for index in rng.permutation(len(names)):
+            candidate = sequence + [names[int(index)]]
+            if legal(candidate):
+                done = extend(candidate)
+                if done is not None:
+                    return done
+        return None
+
+    found = extend([start])
+    if found is None:
+        raise DancerError(f"no legal sequence of {length} steps starts from {start}")
+    return found

@@ -195,3 +195,32 @@ def test_per_step_durations_from_pairs_and_text():
         parse_sequence_text("first_position@soon")
     with pytest.raises(DancerError, match="between"):
         plan([("first_position", None), ("weight_shift", 0.2)])
+
+
+def _com_inside_for_the_last_second_of_every_step(show):
+    for index, (name, _, _) in enumerate(show.phase_times):
+        ticks = np.nonzero(show.step_window(index, 1.0))[0]
+        assert len(ticks) > 50, name
+        depth = [signed_distance_inside(show.com[t], show.support_polygons[t]) for t in ticks]
+        assert min(depth) > 0.0, f"{name}: COM {-min(depth):.3f} m outside the support polygon"
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_every_balanced_step_on_each_leg_ends_with_the_com_inside_the_polygon(show, side):
+    if side == "left":
+        run = show
+    else:
+        run = perform(("first_position", "weight_shift:right", "retire:left", "releve:left"))
+    assert not run.fell
+    _com_inside_for_the_last_second_of_every_step(run)
+
+
+def test_a_seeded_random_twenty_step_legal_sequence_completes():
+    from addon.dancer import random_sequence
+
+    sequence = random_sequence(np.random.default_rng(2026), 20)
+    assert len(sequence) == 20 and len(set(sequence)) > 3
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    assert [name for name, _, _ in run.phase_times] == sequence
+    _com_inside_for_the_last_second_of_every_step(run)
