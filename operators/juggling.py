@@ -21,6 +21,7 @@ from ..addon.juggling.body import (
 )
 from ..addon.juggling.meshes import limb, prop_mesh, sphere
 from ..addon.juggling.model import LEFT, RIGHT
+from ..addon.juggling.parameters import is_config, parse_config, plan_config
 from ..addon.quaternions import continuous as continuous_quaternions
 from . import writers
 from ._base import BakeOperator
@@ -65,7 +66,7 @@ def juggling_properties() -> dict:
         "siteswap": StringProperty(
             name="Siteswap",
             description="Pattern in Juggling Lab notation (gunswap modifiers accepted), "
-            "e.g. 3, 531, (4,4), <3p|3p>",
+            "e.g. 3, 531, (4,4), <3p|3p>, or Juggling Lab's parameters: pattern=531;bps=4;dwell=1",
             default="3",
             # The sidebar checks the pattern on every keystroke, not only when the field is left.
             options={"TEXTEDIT_UPDATE"},
@@ -174,6 +175,14 @@ def planning_options(settings) -> dict:
     }
 
 
+def plan_settings(settings, **overrides) -> Pattern:
+    """Plan the settings' pattern: a siteswap, or Juggling Lab's ``pattern=...;bps=...`` string whose
+    own parameters win over the settings."""
+    if is_config(settings.siteswap):
+        return plan_config(parse_config(settings.siteswap), defaults=planning_options(settings), **overrides)
+    return plan_pattern(parse_siteswap(settings.siteswap), **planning_options(settings), **overrides)
+
+
 @dataclass
 class JuggleBake:
     """Everything sampled, ready to write."""
@@ -208,7 +217,7 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         frame_start = context.scene.frame_start
         bezier = self.key_style == "BEZIER"
         yield 0.0, "planning"
-        pattern = plan_pattern(parse_siteswap(self.siteswap), **planning_options(self), frame_rate=fps)
+        pattern = plan_settings(self, frame_rate=fps)
         frames_per_loop = round(pattern.loop_duration * fps)
         channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
         keys = channels * (frames_per_loop * self.loops + 1)
@@ -405,8 +414,11 @@ def _write_props(collection: bpy.types.Collection, result: JuggleBake, interpola
     vertices, faces = prop_mesh(pattern.prop_type, pattern.prop_size)
     label = pattern.prop_type.capitalize()
     for prop in range(pattern.num_props):
-        hue = (prop * 0.618034) % 1.0
-        color = (*colorsys.hsv_to_rgb(hue, 0.75, 0.95), 1.0)
+        if pattern.prop_colors is not None:
+            color = (*pattern.prop_colors[prop], 1.0)
+        else:
+            hue = (prop * 0.618034) % 1.0
+            color = (*colorsys.hsv_to_rgb(hue, 0.75, 0.95), 1.0)
         mesh = writers.mesh_from_arrays(f"{label} {prop + 1}", vertices, faces)
         for polygon in mesh.polygons:
             polygon.use_smooth = True

@@ -323,3 +323,21 @@ def test_bezier_spin_keys_follow_the_true_rotation(ext):
     assert in_air.sum() > 10
     dots = np.abs(np.sum(keyed * truth, axis=1))
     assert np.all(dots[in_air] > 1 - 1e-5)  # within about half a degree of the spinning club
+
+
+def test_juggling_lab_parameter_strings_and_zero_prop_patterns(ext):
+    assert bpy.ops.procanim.juggle(siteswap="pattern=531;bps=2.5;colors=red,{0,0,255}") == {"FINISHED"}
+    props = _props()
+    assert len(props) == 3
+    colors = [tuple(p.active_material.diffuse_color)[:3] for p in props]
+    assert colors[0] == pytest.approx((1.0, 0.0, 0.0))
+    assert colors[1] == pytest.approx((0.0, 0.0, 1.0))
+    planned = ext("addon.juggling.parameters").plan_config("pattern=531;bps=2.5", frame_rate=_fps())
+    frames_per_loop = round(planned.loop_duration * _fps())
+    assert planned.beat_duration == pytest.approx(0.4, rel=0.02)
+    assert bpy.context.scene.frame_end == 2 * frames_per_loop
+    # No props: the jugglers are still built, their hands at rest.
+    assert bpy.ops.procanim.juggle(siteswap="<0|0>") == {"FINISHED"}
+    collection = bpy.data.collections[COLLECTION]
+    assert len([o for o in collection.objects if o.type == "ARMATURE"]) == 2
+    assert not _props()
