@@ -24,7 +24,9 @@ def _import_properties() -> dict:
             subtype="FILE_PATH",
             options={"SKIP_SAVE"},
         ),
-        filter_glob=StringProperty(default="*.jml;*.xml", options={"HIDDEN"}),
+        filter_glob=StringProperty(
+            name="Filter", description="Files the browser shows", default="*.jml;*.xml", options={"HIDDEN"}
+        ),
         entry=IntProperty(
             name="Entry",
             description="Which playable line of a pattern list to animate first (1 is the first)",
@@ -107,7 +109,9 @@ class PROCANIM_OT_export_jml(ProcAnimOperator, bpy.types.Operator, ExportHelper)
     filepath: StringProperty(
         name="File Path", description="Where to write the .jml file", subtype="FILE_PATH"
     )
-    filter_glob: StringProperty(default="*.jml", options={"HIDDEN"})
+    filter_glob: StringProperty(
+        name="Filter", description="Files the browser shows", default="*.jml", options={"HIDDEN"}
+    )
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:

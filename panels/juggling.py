@@ -27,7 +27,11 @@ class JugglingJmlEntry(bpy.types.PropertyGroup):
 def _jml_settings() -> dict:
     properties = juggling_properties()
     properties.update(
-        jml_entries=CollectionProperty(type=JugglingJmlEntry, name="Imported Patterns"),
+        jml_entries=CollectionProperty(
+            type=JugglingJmlEntry,
+            name="Imported Patterns",
+            description="The playable lines of the last imported Juggling Lab file",
+        ),
         jml_index=IntProperty(
             name="Imported Pattern",
             description="The line of the imported pattern list the Add button animates",

@@ -303,7 +303,12 @@ def load(path_or_text: str | os.PathLike) -> list[JmlEntry]:
     return _read_list(body[0])
 
 
-def _source(node: _Node) -> str:
+def _source(node: _Node, title: str = "") -> str:
+    """A JML document of just this pattern (keeping a pattern list line's name as its title)."""
+    if title and node.find("title") is None:
+        node = _Node(
+            node.tag, node.attrib, node.line, [_Node("title", {}, node.line, [], title), *node.children]
+        )
     return f'<?xml version="1.0"?>\n<jml version="3">\n{node.xml("")}\n</jml>\n'
 
 
@@ -329,7 +334,7 @@ def _read_list(node: _Node) -> list[JmlEntry]:
                     pattern=pattern,
                     section=section,
                     line=child.line,
-                    source=_source(inner),
+                    source=_source(inner, display),
                 )
             )
         elif notation is not None:

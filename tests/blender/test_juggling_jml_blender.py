@@ -21,8 +21,10 @@ def _fps() -> float:
 
 
 def _balls() -> list[bpy.types.Object]:
-    objects = [o for o in bpy.data.collections[COLLECTION].objects if o.name.startswith(("Ball ", "Ring "))]
-    return sorted(objects, key=lambda o: int(o.name.split()[-1]))
+    """The props of the latest juggling scene (each Add makes a new "ProcAnim Juggling.00N")."""
+    latest = max((c for c in bpy.data.collections if c.name.startswith(COLLECTION)), key=lambda c: c.name)
+    objects = [o for o in latest.objects if o.name.startswith(("Ball ", "Ring "))]
+    return sorted(objects, key=lambda o: int(o.name.split()[1].split(".")[0]))
 
 
 def _keyed(objects, frames) -> np.ndarray:
