@@ -16,7 +16,7 @@ venv_of = $(if $(filter 5.0,$1),.venv,.venv-$1)
 python_of = $(if $(filter 4.% 5.0,$1),3.11,3.13)
 TEST_VENVS := $(foreach version,$(BLENDER_VERSIONS),$(call venv_of,$(version)))
 
-.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean
+.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean genomes
 
 # ---------------------------------------------------------------- environments
 # scripts/make_venv.sh finds the right Python by itself (pyenv included) and says what is missing.
@@ -65,12 +65,17 @@ BLENDER ?= scripts/blender
 test-blender: .venv-pytest-blender/.stamp .venv/.stamp
 	.venv-pytest-blender/bin/python -m pytest -q tests/blender --blender-executable $(BLENDER)
 
+# Retrain every shipped stroke-mode fly genome from presets/fly/recipes.toml (fixed seeds), bit for bit;
+# GENOME_ARGS="--workers 2" scores each generation on a local Dask cluster (same files).
+genomes: .venv/.stamp
+	.venv/bin/python -m addon.fly genomes $(GENOME_ARGS)
+
 bench: venvs
 	rm -f out/bench.jsonl
 	.venv/bin/python bench/run_all.py
 
 # ---------------------------------------------------------------- release
-wheels/.stamp: .venv/.stamp blender_manifest.toml
+wheels/.stamp: blender_manifest.toml | .venv/.stamp
 	mkdir -p wheels
 	for python in $(WHEEL_PYTHONS); do for platform in $(WHEEL_PLATFORMS); do \
 		.venv/bin/python -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
@@ -79,7 +84,7 @@ wheels/.stamp: .venv/.stamp blender_manifest.toml
 	touch $@
 
 # One zip per platform (Blender's --split-platforms), each validated by Blender's own validator.
-dist/.stamp: .venv/.stamp wheels/.stamp blender_manifest.toml $(shell git ls-files '*.py' '*.toml' 'presets/*' 2>/dev/null)
+dist/.stamp: wheels/.stamp blender_manifest.toml $(shell git ls-files '*.py' '*.toml' 'presets/*' 2>/dev/null) | .venv/.stamp
 	rm -rf dist
 	mkdir -p dist
 	.venv/bin/python $(BLENDER_EXT) build --source-dir . --output-dir dist --valid-tags $(VALID_TAGS) \
