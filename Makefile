@@ -1,34 +1,33 @@
 # ProcAnim: every install step lives here, so a fresh clone needs only `make demo` and `make test`.
 SHELL := /bin/bash
-PYTHON ?= python3
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' blender_manifest.toml)
-ZIP := dist/procanim-$(VERSION).zip
 MUJOCO := 4.0.0
-WHEEL_PLATFORMS := manylinux_2_28_x86_64 win_amd64 macosx_11_0_arm64
+# MuJoCo's wheel platforms (Blender's linux-x64, linux-arm64, windows-x64, macos-arm64) and Pythons.
+WHEEL_PLATFORMS := manylinux_2_28_x86_64 manylinux_2_28_aarch64 win_amd64 macosx_11_0_arm64
+WHEEL_PYTHONS := 3.11 3.13
 BPY_DIR = .venv/lib/python3.11/site-packages/bpy/5.0
 BLENDER_EXT = $(BPY_DIR)/scripts/addons_core/bl_pkg/cli/blender_ext.py
 VALID_TAGS = $(BPY_DIR)/scripts/modules/_bpy_internal/extensions/tags.py
 CLI := scripts/procanim_cli.py
-# Blender versions the suite runs on, each in its own venv.
-TEST_VENVS := .venv-4.2 .venv-4.5 .venv
+# Blender versions the suite runs on, each in its own venv with the Python that version ships:
+# .venv is 5.0 (also the demo, build and lint venv), the others are .venv-<version>.
+BLENDER_VERSIONS := 4.2 4.5 5.0 5.2 5.3
+venv_of = $(if $(filter 5.0,$1),.venv,.venv-$1)
+python_of = $(if $(filter 4.% 5.0,$1),3.11,3.13)
+TEST_VENVS := $(foreach version,$(BLENDER_VERSIONS),$(call venv_of,$(version)))
 
 .PHONY: demo showcase test test-blender bench build lint venvs system-deps clean
 
 # ---------------------------------------------------------------- environments
+# scripts/make_venv.sh finds the right Python by itself (pyenv included) and says what is missing.
 .venv/.stamp: requirements/bpy-5.0.txt
-	$(PYTHON) -m venv .venv
-	.venv/bin/pip install -q -r $<
-	touch $@
+	bash scripts/make_venv.sh .venv 3.11 $<
 
 .venv-%/.stamp: requirements/bpy-%.txt
-	$(PYTHON) -m venv .venv-$*
-	.venv-$*/bin/pip install -q -r $<
-	touch $@
+	bash scripts/make_venv.sh .venv-$* $(call python_of,$*) $<
 
 .venv-pytest-blender/.stamp: requirements/pytest-blender.txt
-	$(PYTHON) -m venv .venv-pytest-blender
-	.venv-pytest-blender/bin/pip install -q -r $<
-	touch $@
+	bash scripts/make_venv.sh .venv-pytest-blender 3.11 $<
 
 system-deps:
 	bash scripts/ensure_system_deps.sh
@@ -54,7 +53,7 @@ showcase: .venv/.stamp
 	.venv/bin/python scripts/showcase.py
 
 # Unit tests once (they do not touch Blender), the Blender suite on every version.
-test: venvs $(ZIP)
+test: venvs dist/.stamp
 	.venv/bin/python -m pytest -q tests/unit
 	@for venv in $(TEST_VENVS); do \
 		echo "== Blender tests on $$($$venv/bin/python -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null)"; \
@@ -71,20 +70,29 @@ bench: venvs
 	.venv/bin/python bench/run_all.py
 
 # ---------------------------------------------------------------- release
-wheels/.stamp:
+wheels/.stamp: .venv/.stamp blender_manifest.toml
 	mkdir -p wheels
-	for platform in $(WHEEL_PLATFORMS); do \
-		$(PYTHON) -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
-			--platform $$platform -d wheels mujoco-core==$(MUJOCO) || exit 1; \
+	for python in $(WHEEL_PYTHONS); do for platform in $(WHEEL_PLATFORMS); do \
+		.venv/bin/python -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+			--python-version $$python --platform $$platform -d wheels mujoco-core==$(MUJOCO) || exit 1; \
+	done; done
+	touch $@
+
+# One zip per platform (Blender's --split-platforms), each validated by Blender's own validator.
+dist/.stamp: .venv/.stamp wheels/.stamp blender_manifest.toml $(shell git ls-files '*.py' '*.toml' 'presets/*' 2>/dev/null)
+	rm -rf dist
+	mkdir -p dist
+	.venv/bin/python $(BLENDER_EXT) build --source-dir . --output-dir dist --valid-tags $(VALID_TAGS) \
+		--split-platforms > dist/build.log || { cat dist/build.log; exit 1; }
+	for zip in dist/procanim-$(VERSION)-*.zip; do \
+		.venv/bin/python $(BLENDER_EXT) validate $$zip > /dev/null || exit 1; \
 	done
 	touch $@
 
-$(ZIP): .venv/.stamp wheels/.stamp blender_manifest.toml $(shell git ls-files '*.py' '*.toml' 'presets/*' 2>/dev/null)
-	mkdir -p dist
-	.venv/bin/python $(BLENDER_EXT) build --source-dir . --output-dir dist --valid-tags $(VALID_TAGS)
-	.venv/bin/python $(BLENDER_EXT) validate $(ZIP)
-
-build: $(ZIP)
+build: dist/.stamp
+	@echo "Built and validated (pick the zip for your platform; Intel macs and Windows on ARM have no dancer):"
+	@.venv/bin/python -c "import os, sys; [print(f'  {p:<44} {os.path.getsize(p) / 2**20:5.1f} MB') for p in sys.argv[1:]]" \
+		dist/procanim-$(VERSION)-*.zip
 
 lint: .venv/.stamp
 	.venv/bin/ruff check .

@@ -10,3 +10,7 @@ class ProcAnimError(Exception):
 
 class PresetError(ProcAnimError, ValueError):
     """A bundled or user preset file cannot be read or does not fit its settings."""
+
+
+class PathError(ProcAnimError, ValueError):
+    """A file or folder path is empty, malformed, too long, unreadable or unwritable."""

@@ -14,7 +14,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VENVS = {"5.0": ROOT / ".venv", "4.5": ROOT / ".venv-4.5", "4.2": ROOT / ".venv-4.2"}
+VENVS = {
+    "5.0": ROOT / ".venv",
+    "4.2": ROOT / ".venv-4.2",
+    "4.5": ROOT / ".venv-4.5",
+    "5.2": ROOT / ".venv-5.2",
+    "5.3": ROOT / ".venv-5.3",
+}
 RAW = ROOT / "out" / "bench.jsonl"
 
 
@@ -30,7 +36,7 @@ def main() -> int:
             print(f"== {script.name} on bpy {version}", flush=True)
             start = time.perf_counter()
             result = subprocess.run(
-                [str(venv / "bin" / "python"), str(script)],
+                [str(venv / "bin" / "python"), str(ROOT / "bench" / "_run.py"), str(script)],
                 cwd=ROOT,
                 env={**os.environ, "BENCH_OUT": str(RAW)},
             )

@@ -19,6 +19,7 @@ from ..addon.dancer import (
     Gains,
     Performance,
     build_body,
+    mujoco_unavailable,
     perform_steps,
     settle_time,
     simulate_balance,
@@ -184,12 +185,24 @@ def build_dancer(context: bpy.types.Context, height: float, mass: float, sex: st
     return armature
 
 
+def dancer_unavailable(cls) -> bool:
+    """Fail a poll with the reason when MuJoCo cannot load here (a platform or Python with no wheel)."""
+    reason = mujoco_unavailable()
+    if reason is not None:
+        cls.poll_message_set(f"The dancer is unavailable: {reason}")
+    return reason is not None
+
+
 class PROCANIM_OT_add_dancer(DancerBodyProperties, ProcAnimOperator, bpy.types.Operator):
     """Add a ballet dancer: a humanoid armature with standard bone names and a skinned body"""
 
     bl_idname = "procanim.add_dancer"
     bl_label = "Add Dancer"
     bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return not dancer_unavailable(cls)
 
     def run(self, context: bpy.types.Context) -> set[str]:
         sex = self.sex.lower()
@@ -212,6 +225,8 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
+        if dancer_unavailable(cls):
+            return False
         if not is_dancer(context.active_object):
             cls.poll_message_set("Select a dancer armature (Add Dancer makes one)")
             return False

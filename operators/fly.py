@@ -15,12 +15,12 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from ..addon import quaternions
 from ..addon.fly import FlyModel, load_genome, save_genome, simulate_genomes_steps
 from ..addon.fly.errors import FlyError
 from ..addon.fly.fitness import mean_lateral_drift
 from ..addon.fly.model import (
     body_mesh,
-    quaternion_products,
     rotate_about_z,
     wing_mesh,
     wing_quaternions,
@@ -28,7 +28,7 @@ from ..addon.fly.model import (
 )
 from ..addon.fly.training import TrainingConfig, TrainingResult, new_population, train_steps
 from ..addon.plotting import line_plot_png
-from . import writers
+from . import paths, writers
 from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, CliError, call_operator
 
@@ -38,7 +38,7 @@ COLLECTION = "Fly"
 PART_KEY = "procanim_fly_part"
 CURVE_IMAGE = "ProcAnim Fly Training"
 # 4.5+ warns on "//" paths unless the property says it takes blend-relative paths; 4.2 has no such flag
-PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
+PATH_OPTIONS = paths.BLEND_RELATIVE
 
 FITNESS_ITEMS = (
     (
@@ -214,19 +214,17 @@ class FlyBakeProperties:
     )
 
 
-def resolve_path(path: str, default_name: str) -> Path:
-    """An absolute path for a settings path; '//' without a saved .blend means the temp folder."""
-    if not path:
-        path = "//" + default_name
-    if path.startswith("//") and not bpy.data.filepath:
-        return Path(bpy.app.tempdir or "/tmp") / path[2:]
-    return Path(bpy.path.abspath(path))
+def resolve_output(path: str, default_name: str) -> Path:
+    """The trained genome's file; '//' without a saved .blend means Blender's temporary folder."""
+    return paths.output_file(
+        path or "//" + default_name, "Genome output", ".npz", unsaved_fallback=paths.temporary_folder()
+    )
 
 
 def genome_file(path: str, steering: bool = False) -> Path:
     """The genome to fly: the given file, else the shipped steering (with a target) or hovering one."""
     if path:
-        return Path(bpy.path.abspath(path))
+        return paths.input_file(path, "Genome file")
     return SHIPPED_STEERING_GENOME if steering else SHIPPED_GENOME
 
 
@@ -315,7 +313,7 @@ class PROCANIM_OT_train_fly(FlyTrainingProperties, BakeOperator, bpy.types.Opera
 
     def bake(self, context: bpy.types.Context):
         config = self.config()
-        self._output = resolve_path(self.output_path, "fly_trained.npz").with_suffix(".npz")
+        self._output = resolve_output(self.output_path, "fly_trained.npz")
         resume_file = population_file(self._output)
         if self.resume and not resume_file.is_file():
             raise FlyError(f"Nothing to resume: no population file '{resume_file}'")
@@ -346,7 +344,10 @@ class PROCANIM_OT_train_fly(FlyTrainingProperties, BakeOperator, bpy.types.Opera
         curve = path.with_name(path.stem + "_curve.png")
         write_curve(curve, result.history)
         show_curve(curve)
-        context.scene.procanim.fly.genome_path = str(path)
+        stored, warning = paths.stored_path(path)
+        context.scene.procanim.fly.genome_path = stored
+        if warning:
+            self.report({"WARNING"}, warning)
         self.report(
             {"INFO"},
             f"Trained {result.generations} generations, best fitness "
@@ -409,7 +410,7 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
             genome, self.duration, model=model, start=start, target=target
         )
         flight.positions = rotate_about_z(flight.positions, start, yaw)
-        flight.rotations = quaternion_products(yaw_quaternion(yaw), flight.rotations)
+        flight.rotations = quaternions.multiply(yaw_quaternion(yaw), flight.rotations)
         return flight
 
     def write(self, context: bpy.types.Context, flight) -> set[str]:
@@ -523,8 +524,12 @@ class PROCANIM_OT_load_genome(ProcAnimOperator, ImportHelper, bpy.types.Operator
     )
 
     def run(self, context: bpy.types.Context) -> set[str]:
-        genome = load_genome(self.filepath)
-        context.scene.procanim.fly.genome_path = self.filepath
+        source = paths.input_file(self.filepath, "Genome file")
+        genome = load_genome(source)
+        stored, warning = paths.stored_path(source)
+        context.scene.procanim.fly.genome_path = stored
+        if warning:
+            self.report({"WARNING"}, warning)
         kind = "asymmetric" if genome.asymmetric else "symmetric"
         self.report({"INFO"}, f"Loaded a {kind} {genome.activation} genome ({genome.aero} aerodynamics)")
         return {"FINISHED"}
@@ -544,7 +549,9 @@ class PROCANIM_OT_save_genome(ProcAnimOperator, ExportHelper, bpy.types.Operator
 
     def run(self, context: bpy.types.Context) -> set[str]:
         genome = load_genome(genome_file(context.scene.procanim.fly.genome_path))
-        path = save_genome(genome, self.filepath)
+        target = paths.output_file(self.filepath, "Genome file", ".npz")
+        paths.make_parent(target, "Genome file")
+        path = save_genome(genome, target)
         self.report({"INFO"}, f"Saved genome to {path}")
         return {"FINISHED"}
 

@@ -10,18 +10,19 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from mathutils import Matrix
 
 from ..addon.errors import ProcAnimError
 from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
 from ..addon.juggling.body import (
     arm_bone_names,
     arm_pose_quaternions,
-    continuous_quaternions,
     rest_skeleton,
     yaw_matrix,
 )
 from ..addon.juggling.meshes import limb, prop_mesh, sphere
 from ..addon.juggling.model import LEFT, RIGHT
+from ..addon.quaternions import continuous as continuous_quaternions
 from . import rig as rig_targets
 from . import writers
 from ._base import BakeOperator
@@ -41,6 +42,14 @@ PROP_ITEMS = (
     ("ball", "Ball", "Juggling balls"),
     ("club", "Club", "Juggling clubs: they spin, floor(n/2) turns by default, S{n} overrides"),
     ("ring", "Ring", "Juggling rings: they spin in their own plane"),
+)
+BOUNCE_MODEL_ITEMS = (
+    (
+        "ENERGY",
+        "Energy",
+        "A bounce keeps Bounciness of the prop's energy: speed x sqrt(Bounciness) (Juggling Lab)",
+    ),
+    ("SPEED", "Speed", "A bounce keeps Bounciness of the prop's vertical speed"),
 )
 KEY_ITEMS = (
     ("FRAME", "Every Frame", "One linear key per frame: exactly the sampled motion"),
@@ -63,10 +72,16 @@ def juggling_properties() -> dict:
             # The sidebar checks the pattern on every keystroke, not only when the field is left.
             options={"TEXTEDIT_UPDATE"},
         ),
+        "auto_beat": BoolProperty(
+            name="Automatic Beat",
+            description="Juggling Lab's tempo for this pattern (its calcBps, from how high the throws "
+            "are), slowed down where a bounce cannot make its catch; off: use Beat Duration",
+            default=True,
+        ),
         "beat_duration": FloatProperty(
             name="Beat Duration",
-            description="Seconds between two throws (1 / throws per second); stretched slightly so a "
-            "loop is a whole number of frames",
+            description="Seconds between two throws (1 / throws per second) when Automatic Beat is off; "
+            "stretched slightly so a loop is a whole number of frames",
             default=0.3,
             min=0.05,
             max=2.0,
@@ -121,9 +136,24 @@ def juggling_properties() -> dict:
         ),
         "restitution": FloatProperty(
             name="Bounciness",
-            description="Share of its vertical speed a prop keeps at each bounce off the floor",
+            description="What a prop keeps at each bounce off the floor: a share of its energy "
+            "(Juggling Lab's bouncefrac, the default model) or of its vertical speed",
             default=0.9,
             min=0.05,
+            max=1.0,
+        ),
+        "bounce_model": EnumProperty(
+            name="Bounce Model",
+            description="How Bounciness is applied at each bounce",
+            items=BOUNCE_MODEL_ITEMS,
+            default="ENERGY",
+        ),
+        "squeeze_beats": FloatProperty(
+            name="Squeeze Catch",
+            description="Beats over which one hand catches several props landing on the same beat, one "
+            "after the other (Juggling Lab's squeezebeats); 0 catches them together",
+            default=0.4,
+            min=0.0,
             max=1.0,
         ),
         "floor": BoolProperty(name="Floor", description="Add a floor plane under the jugglers", default=True),
@@ -134,6 +164,22 @@ def juggling_properties() -> dict:
             "Empty: ProcAnim's own figures",
             default="",
         ),
+    }
+
+
+def planning_options(settings) -> dict:
+    """``plan_pattern`` keywords from the operator's or the sidebar's settings (not the siteswap)."""
+    energy = settings.bounce_model == "ENERGY"
+    return {
+        "beat_duration": None if settings.auto_beat else settings.beat_duration,
+        "dwell_ratio": settings.dwell_ratio,
+        "prop_type": settings.prop_type,
+        "prop_size": settings.prop_size,
+        "chicken_wing": settings.chicken_wing,
+        "bounce_frac": settings.restitution if energy else 0.9,
+        "restitution": None if energy else settings.restitution,
+        "squeeze_beats": settings.squeeze_beats,
+        "dwell_paths": settings.dwell_path,
     }
 
 
@@ -181,15 +227,9 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         yield 0.0, "planning"
         pattern = plan_pattern(
             parse_siteswap(self.siteswap),
-            beat_duration=self.beat_duration,
-            dwell_ratio=self.dwell_ratio,
-            prop_type=self.prop_type,
-            prop_size=self.prop_size,
-            chicken_wing=self.chicken_wing,
-            restitution=self.restitution,
-            dwell_paths=self.dwell_path,
+            **planning_options(self),
             frame_rate=fps,
-            body=rigs[0].measure.body() if rigs else None,
+            **rig_targets.planning_body(rigs),
         )
         placement, rig_moves = rig_targets.place_rigs(rigs, pattern) if rigs else (None, [])
         frames_per_loop = round(pattern.loop_duration * fps)
@@ -443,7 +483,7 @@ def _add_floor(collection: bpy.types.Collection, pattern: Pattern, placement: np
         floor, writers.principled_material("Floor", (0.55, 0.55, 0.52, 1.0), roughness=0.9)
     )
     if placement is not None:
-        floor.matrix_world = placement.T.tolist()
+        floor.matrix_world = Matrix(placement.tolist())
 
 
 def _add_camera(scene: bpy.types.Scene, collection: bpy.types.Collection, result: JuggleBake) -> None:
@@ -469,7 +509,12 @@ def add_cli(subparsers) -> None:
         "juggle", help="a keyframed juggling scene from a siteswap", parents=[COMMON]
     )
     parser.add_argument("--siteswap", default="3", help="pattern, e.g. 531 or '<3p|3p>' (default 3)")
-    parser.add_argument("--beat-duration", type=float, default=0.3, help="seconds per beat (default 0.3)")
+    parser.add_argument(
+        "--beat-duration",
+        type=float,
+        default=None,
+        help="seconds per beat (default: Juggling Lab's automatic beat)",
+    )
     parser.add_argument("--dwell-ratio", type=float, default=1.3, help="beats in the hand (default 1.3)")
     parser.add_argument("--prop", choices=[item[0] for item in PROP_ITEMS], default="ball", help="prop type")
     parser.add_argument("--prop-size", type=float, default=1.0, help="prop scale (default 1)")
@@ -477,7 +522,16 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--loops", type=int, default=2, help="pattern repetitions to key (default 2)")
     parser.add_argument("--keys", choices=("frame", "bezier"), default="frame", help="key style")
     parser.add_argument("--dwell-path", default="", help="gunswap dwell path, e.g. '(30)(10)'")
-    parser.add_argument("--restitution", type=float, default=0.9, help="bounce speed ratio (default 0.9)")
+    parser.add_argument(
+        "--restitution", type=float, default=0.9, help="share of energy a bounce keeps (default 0.9)"
+    )
+    parser.add_argument(
+        "--bounce-model",
+        choices=("energy", "speed"),
+        default="energy",
+        help="--restitution scales energy or speed",
+    )
+    parser.add_argument("--squeeze-beats", type=float, default=0.4, help="squeeze catch spread in beats")
     parser.add_argument("--no-floor", action="store_true", help="leave out the floor plane")
     parser.set_defaults(run=_cli_juggle)
 
@@ -486,7 +540,8 @@ def _cli_juggle(args, context) -> None:
     call_operator(
         "procanim.juggle",
         siteswap=args.siteswap,
-        beat_duration=args.beat_duration,
+        auto_beat=args.beat_duration is None,
+        beat_duration=0.3 if args.beat_duration is None else args.beat_duration,
         dwell_ratio=args.dwell_ratio,
         prop_type=args.prop,
         prop_size=args.prop_size,
@@ -495,6 +550,8 @@ def _cli_juggle(args, context) -> None:
         key_style=args.keys.upper(),
         dwell_path=args.dwell_path,
         restitution=args.restitution,
+        bounce_model=args.bounce_model.upper(),
+        squeeze_beats=args.squeeze_beats,
         floor=not args.no_floor,
     )
 

@@ -8,6 +8,7 @@ import bpy
 from bpy.props import EnumProperty, IntProperty, StringProperty
 
 from ..addon.errors import ProcAnimError
+from . import paths
 from ._base import ProcAnimOperator
 
 ENGINE_ITEMS = (
@@ -47,11 +48,27 @@ def configure_render(
     width, height = resolution
     if width < 16 or height < 16:
         raise ProcAnimError(f"resolution {width}x{height} is too small (at least 16x16)")
+    video = file_format.upper() == "MP4"
+    if video and (width % 2 or height % 2):
+        raise ProcAnimError(f"an MP4 (H.264) video needs an even width and height, got {width}x{height}")
+    if file_format.upper() not in ("MP4", "PNG"):
+        raise ProcAnimError(f"unknown output format {file_format!r} (use MP4 or PNG)")
+    # Every check before the first setting is changed, so a refusal leaves the scene as it was.
+    out = (
+        paths.output_file(str(output), "Render output", ".mp4")
+        if video
+        else paths.output_folder(str(output), "Render output folder")
+    )
+    render_engine = engine_identifier(engine)
+    if video:
+        paths.make_parent(out, "Render output")
+    else:
+        paths.make_folder(out, "Render output folder")
     if scene.world is None:
         # An empty file has no world, which renders as black; a soft grey sky reads better.
         scene.world = _neutral_world()
     render = scene.render
-    render.engine = engine_identifier(engine)
+    render.engine = render_engine
     render.resolution_x, render.resolution_y = int(width), int(height)
     render.resolution_percentage = 100
     if render.engine == "CYCLES":
@@ -64,29 +81,22 @@ def configure_render(
         scene.display.shading.color_type = "MATERIAL"
         scene.display.shading.light = "STUDIO"
     image = render.image_settings
-    out = Path(bpy.path.abspath(str(output)))
-    if file_format.upper() == "MP4":
+    if video:
         if hasattr(image, "media_type"):  # 5.0 splits images from video
             image.media_type = "VIDEO"
         image.file_format = "FFMPEG"
         render.ffmpeg.format = "MPEG4"
         render.ffmpeg.codec = "H264"
         render.ffmpeg.constant_rate_factor = "MEDIUM"
-        if out.suffix.lower() != ".mp4":
-            out = out.with_suffix(".mp4")
-        out.parent.mkdir(parents=True, exist_ok=True)
         # Blender appends the frame range to a video path unless the extension is given.
         render.use_file_extension = False
         render.filepath = str(out)
-    elif file_format.upper() == "PNG":
+    else:
         if hasattr(image, "media_type"):
             image.media_type = "IMAGE"
         image.file_format = "PNG"
         render.use_file_extension = True
-        out.mkdir(parents=True, exist_ok=True)
         render.filepath = str(out / "frame_")
-    else:
-        raise ProcAnimError(f"unknown output format {file_format!r} (use MP4 or PNG)")
     return str(out)
 
 
@@ -134,6 +144,7 @@ class RenderOptions:
         description="Video file (MP4) or folder (PNG frames); // means next to the .blend",
         default="//procanim_render.mp4",
         subtype="FILE_PATH",
+        options=paths.BLEND_RELATIVE,
     )
     resolution_x: IntProperty(
         name="Width", description="Image width in pixels", default=1280, min=16, max=8192

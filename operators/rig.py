@@ -310,6 +310,15 @@ def _key_rigify_arm(
 # ------------------------------------------------------------------------------------ juggling
 
 
+def planning_body(rigs: list[Rig]) -> dict:
+    """``plan_pattern`` keywords for juggling on ``rigs``: the first rig's body, with the floor the
+    props bounce on where its feet are."""
+    if not rigs:
+        return {}
+    body = rigs[0].measure.body()
+    return {"body": body, "floor_drop": body.pattern_height}
+
+
 def place_rigs(rigs: list[Rig], pattern) -> tuple[np.ndarray, list[np.ndarray | None]]:
     """Where the planned pattern (metres, jugglers at ``pattern.juggler_origins``) goes in the world,
     and each rig's new ``matrix_world`` (None: it stays). One rig stays where the user put it and

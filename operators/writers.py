@@ -11,9 +11,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import bpy
+import mathutils
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..addon import quaternions as addon_quaternions
 from ..addon.errors import ProcAnimError
 
 COLLECTION_PREFIX = "ProcAnim "
@@ -191,12 +193,7 @@ def write_channels(
 
 def continuous_quaternions(quaternions: ArrayLike) -> np.ndarray:
     """Flip signs so consecutive quaternions lie in one hemisphere (no spins when interpolating)."""
-    q = np.array(quaternions, dtype=np.float64, copy=True)
-    if len(q) > 1:
-        dots = np.einsum("ij,ij->i", q[1:], q[:-1])
-        flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0))
-        q[1:] *= flips[:, None]
-    return q
+    return addon_quaternions.continuous(quaternions, axis=0)
 
 
 def write_object_transforms(
@@ -527,24 +524,7 @@ def _look_rotation(forward: np.ndarray) -> tuple[float, float, float, float]:
     right /= np.linalg.norm(right)
     up = np.cross(right, f)
     matrix = np.column_stack([right, up, -f])
-    return _matrix_to_quaternion(matrix)
-
-
-def _matrix_to_quaternion(m: np.ndarray) -> tuple[float, float, float, float]:
-    trace = m[0, 0] + m[1, 1] + m[2, 2]
-    if trace > 0.0:
-        s = np.sqrt(trace + 1.0) * 2.0
-        q = (0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s)
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2.0
-        q = ((m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s)
-    elif m[1, 1] > m[2, 2]:
-        s = np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2.0
-        q = ((m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s)
-    else:
-        s = np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2.0
-        q = ((m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s)
-    return tuple(float(v) for v in q)
+    return tuple(mathutils.Matrix(matrix.tolist()).to_quaternion())
 
 
 def add_sun(collection: bpy.types.Collection, strength: float = 3.0, name: str = "Sun") -> bpy.types.Object:

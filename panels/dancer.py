@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 
+from ..addon.dancer import mujoco_unavailable
 from ..operators.dancer import PLOT_IMAGE, DancerBakeProperties, DancerBodyProperties
 from .common import GeneratorPanel, copy_settings, preset_menu
 
@@ -22,6 +23,14 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
+        reason = mujoco_unavailable()
+        if reason is not None:
+            column = layout.box().column(align=True)
+            column.alert = True
+            column.label(text="The dancer is unavailable here", icon="ERROR")
+            column.label(text="MuJoCo has no wheel for this platform or Python,")
+            column.label(text="or it failed to load. Other generators work.")
+            return
         settings = context.scene.procanim.dancer
         layout.use_property_split = True
         layout.menu(DancerPresetMenu.bl_idname, icon="PRESET")

@@ -7,7 +7,7 @@ import bpy
 from ..addon.errors import ProcAnimError
 from ..addon.juggling import parse_siteswap, plan_pattern
 from ..addon.juggling.notation import siteswap_status
-from ..operators.juggling import juggling_properties
+from ..operators.juggling import juggling_properties, planning_options
 from .common import GeneratorPanel, copy_settings, preset_menu
 
 
@@ -25,31 +25,23 @@ _plan_cache: dict[tuple, tuple[bool, str]] = {}
 def timing_feedback(settings, fps: float) -> tuple[bool, str]:
     """``(ok, message)``: the loop length in seconds and frames, or why these timings cannot work
     (a bounce that cannot reach the hand, a dwell path typo) before the button is pressed."""
+    options = planning_options(settings)
     key = (
         settings.siteswap,
-        round(settings.beat_duration, 6),
-        round(settings.dwell_ratio, 6),
-        settings.dwell_path,
-        round(settings.restitution, 6),
         fps,
+        *sorted((k, round(v, 6) if isinstance(v, float) else v) for k, v in options.items()),
     )
     cached = _plan_cache.get(key)
     if cached is not None:
         return cached
     try:
-        pattern = plan_pattern(
-            parse_siteswap(settings.siteswap),
-            beat_duration=settings.beat_duration,
-            dwell_ratio=settings.dwell_ratio,
-            restitution=settings.restitution,
-            dwell_paths=settings.dwell_path,
-            frame_rate=fps,
-        )
+        pattern = plan_pattern(parse_siteswap(settings.siteswap), **options, frame_rate=fps)
     except ProcAnimError as error:
         result = (False, str(error))
     else:
         frames = round(pattern.loop_duration * fps)
-        result = (True, f"Loop {pattern.loop_duration:.2f} s, {frames} frames")
+        beat = f"beat {pattern.beat_duration:.3f} s ({1 / pattern.beat_duration:.2f}/s)"
+        result = (True, f"Loop {pattern.loop_duration:.2f} s, {frames} frames, {beat}")
         if pattern.reach_warning:
             result = (True, f"{result[1]}; {pattern.reach_warning}")
     if len(_plan_cache) > 64:
@@ -84,8 +76,10 @@ class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
                 )
             valid = ok
         column = layout.column(align=True)
-        column.prop(settings, "beat_duration")
-        column.label(text=f"{1.0 / settings.beat_duration:.2f} throws per second", icon="TIME")
+        column.prop(settings, "auto_beat")
+        beat = column.row(align=True)
+        beat.enabled = not settings.auto_beat
+        beat.prop(settings, "beat_duration")
         column.prop(settings, "dwell_ratio")
         column = layout.column(align=True)
         column.prop(settings, "prop_type")
@@ -115,7 +109,10 @@ class PROCANIM_PT_juggling_more(GeneratorPanel, bpy.types.Panel):
         settings = context.scene.procanim.juggling
         layout.prop(settings, "dwell_path", text="Dwell")
         layout.label(text="cm, catch to throw: (x,y,z) ... '.' next", icon="INFO")
-        layout.prop(settings, "restitution")
+        row = layout.row(align=True)
+        row.prop(settings, "restitution")
+        row.prop(settings, "bounce_model", text="")
+        layout.prop(settings, "squeeze_beats")
         layout.prop(settings, "floor")
 
 

@@ -24,10 +24,6 @@ from ..operators.mirrors import (
 )
 from .common import GeneratorPanel, copy_settings, preset_menu
 
-# With bpy 4.2 any property with an update callback segfaults the process at exit, even after it is
-# unregistered; there the depsgraph handler picks recipe edits up at the next scene update instead.
-RECIPE_UPDATE = recipe_changed if bpy.app.version >= (4, 3, 0) else None
-
 
 def _annotations_of(*sources: type, update=None, skip: tuple[str, ...] = ()) -> dict:
     """The property annotations of operator classes / mixins (with an optional update callback), so the
@@ -73,7 +69,7 @@ MirrorObjectSettings = type(
         "__doc__": "The recipe a mirror object is rebuilt from when its foci move, and its measured spot",
         "__annotations__": {
             **_annotations_of(
-                _EllipsoidProperties, _FresnelProperties, update=RECIPE_UPDATE, skip=("use_selection",)
+                _EllipsoidProperties, _FresnelProperties, update=recipe_changed, skip=("use_selection",)
             ),
             "mirror_type": EnumProperty(
                 name="Mirror Type",
@@ -83,13 +79,13 @@ MirrorObjectSettings = type(
             ),
             "focus_1": PointerProperty(
                 type=bpy.types.Object,
-                update=RECIPE_UPDATE,
+                update=recipe_changed,
                 name="Focus 1",
                 description="Object whose location is the first focus; move it and the mirror follows",
             ),
             "focus_2": PointerProperty(
                 type=bpy.types.Object,
-                update=RECIPE_UPDATE,
+                update=recipe_changed,
                 name="Focus 2",
                 description="Object whose location is the second focus; move it and the mirror follows",
             ),

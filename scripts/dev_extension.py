@@ -8,6 +8,7 @@ so a temporary folder holding a ``procanim`` link to the source is used.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -54,3 +55,16 @@ def disable(package: str) -> None:
 
 def _raise(exc: BaseException) -> None:
     raise exc
+
+
+def exit_process(code: int) -> None:
+    """Leave the process without the interpreter's own teardown.
+
+    The bpy module of Blender 4.2 segfaults while Python finalizes once any RNA property with an
+    update callback has been registered, even after it was unregistered again (4.5 and later exit
+    cleanly). Blender's own binary never finalizes that way, so skipping the teardown loses nothing:
+    the extension is disabled and files are closed before this is called.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -35,7 +35,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    sys.exit(code)
+    dev_extension.exit_process(main())

@@ -11,6 +11,7 @@ from .balance import Balance, Gains, settle_time, simulate_balance, simulate_bal
 from .model import DancerBody, build_body
 from .perform import DEFAULT_SEQUENCE, Performance, perform, perform_steps
 from .poses import POSITIONS, STEPS
+from .sim import mujoco_unavailable
 
 __all__ = [
     "DEFAULT_SEQUENCE",
@@ -22,6 +23,7 @@ __all__ = [
     "Gains",
     "Performance",
     "build_body",
+    "mujoco_unavailable",
     "perform",
     "perform_steps",
     "settle_time",

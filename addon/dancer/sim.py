@@ -25,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import quaternions
 from .anthropometry import DancerError
 from .model import DancerBody
 from .support import convex_hull
@@ -45,11 +46,23 @@ class Measurement:
     total_normal_force: float
 
 
-def _mujoco():
+def mujoco_unavailable() -> str | None:
+    """Why MuJoCo cannot be loaded here (no wheel for this platform or Python, a broken install), or
+    None when it can: the dancer's operators and panel say this instead of failing on the first bake."""
     try:
-        import mujoco
-    except ImportError as exc:  # pragma: no cover - the extension bundles the wheel
-        raise DancerError("the MuJoCo physics engine (package mujoco-core) is not installed") from exc
+        import mujoco  # noqa: F401
+    except (ImportError, OSError) as exc:  # OSError: a wheel whose shared library cannot load
+        return (f"the MuJoCo physics engine cannot be loaded on this platform or Python ({exc}); "
+                "every other ProcAnim generator works")
+    return None
+
+
+def _mujoco():
+    reason = mujoco_unavailable()
+    if reason is not None:
+        raise DancerError(reason)
+    import mujoco
+
     if mujoco.get_mju_user_warning() is None:
         # MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory (a user's
         # home or project folder); a fall is detected from the state, so the text only needs keeping.
@@ -128,11 +141,7 @@ class DancerSim:
         """Tilt the whole body by ``lean`` (about x, y), flatten the feet, stand them on the floor."""
         mj, m, d = self.mj, self.model, self.data
         angle = float(np.hypot(*lean))
-        quat = np.array([1.0, 0.0, 0.0, 0.0])
-        if angle > 0:
-            axis = np.array([lean[0], lean[1], 0.0]) / angle
-            quat = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
-        d.qpos[3:7] = quat
+        d.qpos[3:7] = quaternions.from_axis_angle((lean[0], lean[1], 0.0), angle)
         d.qpos[0:3] = [0.0, 0.0, 1.0]
         self.flatten_feet(feet)
         mj.mj_kinematics(m, d)
@@ -228,17 +237,6 @@ class DancerSim:
         return self.data.xquat.copy()
 
 
-def _quat_conj(q: NDArray[np.float64]) -> NDArray[np.float64]:
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
-
-
-def _quat_mul(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    aw, ax, ay, az = np.moveaxis(a, -1, 0)
-    bw, bx, by, bz = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], axis=-1)
-
-
 def bone_rotations(sim: DancerSim, quats: NDArray[np.float64]):
     """Per body: (T, 4) rotations relative to the parent body (world for the root), and rest origins."""
     rotations: dict[str, NDArray[np.float64]] = {}
@@ -247,10 +245,9 @@ def bone_rotations(sim: DancerSim, quats: NDArray[np.float64]):
         bid = sim.body_ids[spec.name]
         q = quats[:, bid]
         if spec.parent is not None:
-            q = _quat_mul(_quat_conj(quats[:, sim.body_ids[spec.parent]]), q)
+            q = quaternions.multiply(quaternions.conjugate(quats[:, sim.body_ids[spec.parent]]), q)
         # One hemisphere throughout, so interpolated keys never take the long way round.
-        flip = np.concatenate([[1.0], np.sign(np.sum(q[1:] * q[:-1], axis=1))])
-        q = q * np.cumprod(np.where(flip == 0, 1.0, flip))[:, None]
+        q = quaternions.continuous(q, axis=0)
         rotations[spec.name] = q
         rest[spec.name] = np.array(spec.origin)
     return rotations, rest

@@ -96,9 +96,9 @@ def save_genome(
     if not isinstance(genome, Genome):
         weights = np.asarray(genome, dtype=np.float64)
         genome = Genome(weights, tuple(layers) if layers else infer_layers(weights.size), activation, aero)
-    target = Path(path)
+    target = _genome_path(path)
     if target.suffix != ".npz":
-        target = target.with_suffix(".npz")
+        target = target.with_name(target.name + ".npz") if not target.suffix else target.with_suffix(".npz")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "wb") as handle:
@@ -116,8 +116,28 @@ def save_genome(
     return target
 
 
+def _genome_path(path: str | os.PathLike) -> Path:
+    """A genome file path the OS can take: not empty, no NUL byte, names a file rather than a folder."""
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text.strip():
+        raise GenomeFileError("The genome file path is empty")
+    if "\x00" in text:
+        raise GenomeFileError("The genome file path contains a NUL character")
+    if text.rstrip().endswith(("/", "\\")) or not Path(text).name:
+        raise GenomeFileError(f"The genome file path '{text[:80]}' names a folder, not a file")
+    return Path(text)
+
+
 def _read_npz(path: Path, required: tuple[str, ...]) -> dict[str, np.ndarray]:
-    if not path.is_file():
+    path = _genome_path(path)
+    try:
+        exists = path.is_file()
+    except OSError as error:  # e.g. a name longer than the file system allows
+        reason = error.strerror or error
+        raise GenomeFileError(f"Cannot read genome file '{str(path)[:80]}': {reason}") from error
+    if not exists:
         raise GenomeFileError(f"Genome file '{path}' does not exist")
     if not zipfile.is_zipfile(path):
         raise GenomeFileError(f"Genome file '{path.name}' is not an .npz archive (corrupt or another format)")

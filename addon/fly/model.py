@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import quaternions
 from .errors import FlyError
 
 ANGLE_NAMES: tuple[str, ...] = ("flap", "sweep", "pitch")
@@ -172,61 +173,6 @@ def wing_to_body(model: FlyModel, angles: np.ndarray, left: bool) -> np.ndarray:
     return matrix
 
 
-def quaternions_from_matrices(matrices: np.ndarray) -> np.ndarray:
-    """(..., 3, 3) rotation matrices -> (..., 4) unit quaternions, w first and w >= 0."""
-    m = matrices
-    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
-    candidates = np.stack(
-        [
-            trace,
-            m[..., 0, 0] - m[..., 1, 1] - m[..., 2, 2],
-            m[..., 1, 1] - m[..., 0, 0] - m[..., 2, 2],
-            m[..., 2, 2] - m[..., 0, 0] - m[..., 1, 1],
-        ],
-        -1,
-    )
-    choice = np.argmax(candidates, axis=-1)
-    quat = np.empty(m.shape[:-2] + (4,))
-    # Shepperd's method: divide by the largest component to stay accurate near 180 degrees
-    for case in range(4):
-        sel = choice == case
-        if not np.any(sel):
-            continue
-        r = m[sel]
-        s = np.sqrt(np.maximum(1.0 + candidates[sel][:, case], 1e-300)) * 2.0
-        if case == 0:
-            q = [
-                0.25 * s,
-                (r[:, 2, 1] - r[:, 1, 2]) / s,
-                (r[:, 0, 2] - r[:, 2, 0]) / s,
-                (r[:, 1, 0] - r[:, 0, 1]) / s,
-            ]
-        elif case == 1:
-            q = [
-                (r[:, 2, 1] - r[:, 1, 2]) / s,
-                0.25 * s,
-                (r[:, 0, 1] + r[:, 1, 0]) / s,
-                (r[:, 0, 2] + r[:, 2, 0]) / s,
-            ]
-        elif case == 2:
-            q = [
-                (r[:, 0, 2] - r[:, 2, 0]) / s,
-                (r[:, 0, 1] + r[:, 1, 0]) / s,
-                0.25 * s,
-                (r[:, 1, 2] + r[:, 2, 1]) / s,
-            ]
-        else:
-            q = [
-                (r[:, 1, 0] - r[:, 0, 1]) / s,
-                (r[:, 0, 2] + r[:, 2, 0]) / s,
-                (r[:, 1, 2] + r[:, 2, 1]) / s,
-                0.25 * s,
-            ]
-        quat[sel] = np.stack(q, -1)
-    quat *= np.where(quat[..., :1] < 0, -1.0, 1.0)
-    return quat / np.linalg.norm(quat, axis=-1, keepdims=True)
-
-
 def rotation_vectors(matrices: np.ndarray) -> np.ndarray:
     """(..., 3, 3) rotation matrices -> (..., 3) axis * angle (the network's rotation input)."""
     m = matrices
@@ -269,27 +215,12 @@ def wing_quaternions(model: FlyModel, angles: np.ndarray, left: bool = False) ->
     formula with flap and sweep negated, so its mirrored mesh follows the simulated plate.
     """
     signed = np.asarray(angles, dtype=np.float64) * (np.array([-1.0, -1.0, 1.0]) if left else 1.0)
-    return quaternions_from_matrices(wing_rotation(signed))
+    return quaternions.from_matrix(wing_rotation(signed))
 
 
 def yaw_quaternion(yaw: float) -> np.ndarray:
     """Rotation by ``yaw`` about the world z axis, w first."""
-    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
-
-
-def quaternion_products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Hamilton products of (4,) or (..., 4) quaternions, w first."""
-    w1, x1, y1, z1 = np.moveaxis(np.broadcast_to(left, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
-    w2, x2, y2, z2 = np.moveaxis(np.broadcast_to(right, np.broadcast_shapes(left.shape, right.shape)), -1, 0)
-    return np.stack(
-        [
-            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-        ],
-        axis=-1,
-    )
+    return quaternions.from_axis_angle((0.0, 0.0, 1.0), yaw)
 
 
 def rotate_about_z(points: np.ndarray, centre: np.ndarray, yaw: float) -> np.ndarray:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import quaternions
 from .errors import FlyError
-from .model import MIRROR_X, FlyModel, quaternions_from_matrices, rotation_vectors
+from .model import MIRROR_X, FlyModel, rotation_vectors
 from .network import Network
 
 Controller = Callable[[np.ndarray], np.ndarray]
@@ -355,7 +356,7 @@ def simulate_steps(
     flight = Flight(
         times=np.arange(samples) * dt * record_every,
         positions=rec_pos,
-        rotations=quaternions_from_matrices(np.swapaxes(rec_axes, -1, -2)),
+        rotations=quaternions.from_matrix(np.swapaxes(rec_axes, -1, -2)),
         wing_angles=rec_wing,
         blown_up=blown,
         start=start_points,

@@ -12,103 +12,25 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..quaternions import from_matrix as matrix_to_quaternion
+from ..quaternions import multiply as quaternion_multiply
+from ..quaternions import to_matrix as quaternion_to_matrix
 from .errors import GeometryError
+
+# The public names of the geometry API, kept stable; they are the functions of addon.quaternions.
+__all__ = [
+    "kabsch",
+    "kabsch_rotation_batch",
+    "matrix_to_quaternion",
+    "polar_rotation",
+    "polar_rotation_batch",
+    "quaternion_multiply",
+    "quaternion_to_matrix",
+]
 
 _TINY = 1e-300
 # Relative stopping threshold: omega is an angle in radians, so this is far below float noise on R.
 _OMEGA_TOLERANCE = 1e-13
-
-
-def quaternion_to_matrix(quaternions: ArrayLike) -> NDArray[np.float64]:
-    """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)`` stored ``w, x, y, z``."""
-    q = np.asarray(quaternions, dtype=np.float64)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    out = np.empty(q.shape[:-1] + (3, 3))
-    out[..., 0, 0] = 1 - 2 * (y * y + z * z)
-    out[..., 0, 1] = 2 * (x * y - w * z)
-    out[..., 0, 2] = 2 * (x * z + w * y)
-    out[..., 1, 0] = 2 * (x * y + w * z)
-    out[..., 1, 1] = 1 - 2 * (x * x + z * z)
-    out[..., 1, 2] = 2 * (y * z - w * x)
-    out[..., 2, 0] = 2 * (x * z - w * y)
-    out[..., 2, 1] = 2 * (y * z + w * x)
-    out[..., 2, 2] = 1 - 2 * (x * x + y * y)
-    return out
-
-
-def quaternion_multiply(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
-    """Hamilton product ``a * b`` of quaternions ``(..., 4)`` (``w`` first); ``b`` is applied first."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    aw, ax, ay, az = np.moveaxis(a, -1, 0)
-    bw, bx, by, bz = np.moveaxis(b, -1, 0)
-    return np.stack(
-        (
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ),
-        axis=-1,
-    )
-
-
-def matrix_to_quaternion(matrices: ArrayLike) -> NDArray[np.float64]:
-    """Unit quaternions ``(..., 4)`` (``w`` first, ``w >= 0``) of rotation matrices ``(..., 3, 3)``."""
-    m = np.asarray(matrices, dtype=np.float64)
-    # Shepperd's method: take the largest of the four squared components to avoid cancellation.
-    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
-    squares = np.stack(
-        (1 + trace, 1 + 2 * m[..., 0, 0] - trace, 1 + 2 * m[..., 1, 1] - trace, 1 + 2 * m[..., 2, 2] - trace),
-        axis=-1,
-    )
-    pick = np.argmax(squares, axis=-1)
-    root = np.sqrt(np.maximum(np.take_along_axis(squares, pick[..., None], -1)[..., 0], _TINY))
-    half = 0.5 / root
-    candidates = np.stack(
-        (
-            np.stack(
-                (
-                    0.5 * root,
-                    (m[..., 2, 1] - m[..., 1, 2]) * half,
-                    (m[..., 0, 2] - m[..., 2, 0]) * half,
-                    (m[..., 1, 0] - m[..., 0, 1]) * half,
-                ),
-                -1,
-            ),
-            np.stack(
-                (
-                    (m[..., 2, 1] - m[..., 1, 2]) * half,
-                    0.5 * root,
-                    (m[..., 0, 1] + m[..., 1, 0]) * half,
-                    (m[..., 0, 2] + m[..., 2, 0]) * half,
-                ),
-                -1,
-            ),
-            np.stack(
-                (
-                    (m[..., 0, 2] - m[..., 2, 0]) * half,
-                    (m[..., 0, 1] + m[..., 1, 0]) * half,
-                    0.5 * root,
-                    (m[..., 1, 2] + m[..., 2, 1]) * half,
-                ),
-                -1,
-            ),
-            np.stack(
-                (
-                    (m[..., 1, 0] - m[..., 0, 1]) * half,
-                    (m[..., 0, 2] + m[..., 2, 0]) * half,
-                    (m[..., 1, 2] + m[..., 2, 1]) * half,
-                    0.5 * root,
-                ),
-                -1,
-            ),
-        ),
-        axis=-2,
-    )
-    q = np.take_along_axis(candidates, pick[..., None, None], -2)[..., 0, :]
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    return np.where(q[..., :1] < 0, -q, q)
 
 
 def polar_rotation_batch(

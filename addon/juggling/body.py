@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..geometry.rotation import matrix_to_quaternion, quaternion_to_matrix
+from ..quaternions import continuous as continuous_quaternions
+from ..quaternions import from_matrix as matrix_to_quaternion
 from .model import LEFT
 
 Array = NDArray[np.float64]
@@ -35,10 +36,11 @@ class Body:
     #: Elbow to the palm, where a held prop sits.
     forearm: float = 0.35
     hand_length: float = 0.08
-    #: Height of the hands' throw and catch points.
-    pattern_height: float = 1.12
+    #: Height of the hands' throw and catch points: a ball's centre is 1.00 m above its contact point
+    #: on the floor (Juggling Lab's floor, 100 cm below the hands), 40 cm below the shoulders.
+    pattern_height: float = 1.034
     #: How far in front of the shoulders the hands juggle.
-    pattern_forward: float = 0.25
+    pattern_forward: float = 0.20
 
     def hand_side(self, hand: int) -> float:
         """Sign of local X for a hand: the left hand is on +X."""
@@ -75,52 +77,6 @@ def juggler_placement(num_jugglers: int, spacing: float) -> tuple[Array, Array]:
 def yaw_matrix(yaw: float) -> Array:
     c, s = math.cos(yaw), math.sin(yaw)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-# --------------------------------------------------------------------------------------------------
-# Quaternions (w first), the few operations the planner needs beyond addon.geometry.rotation
-
-
-def axis_angle_quaternions(axis: ArrayLike, angles: ArrayLike) -> Array:
-    """Quaternions ``(..., 4)`` turning by ``angles`` about unit ``axis`` (broadcast together)."""
-    a = np.asarray(axis, dtype=np.float64)
-    half = 0.5 * np.asarray(angles, dtype=np.float64)
-    return np.concatenate([np.cos(half)[..., None], np.sin(half)[..., None] * a], axis=-1)
-
-
-def rotate_vectors(q: ArrayLike, v: ArrayLike) -> Array:
-    """Rotate vectors ``v`` (``(3,)`` or ``(..., 3)``) by unit quaternions ``q`` ``(..., 4)``."""
-    m = quaternion_to_matrix(q)
-    return np.einsum("...ij,...j->...i", m, np.asarray(v, dtype=np.float64))
-
-
-def slerp(q0: ArrayLike, q1: ArrayLike, s: ArrayLike) -> Array:
-    """Spherical interpolation from ``q0`` to ``q1`` (``(..., 4)``) at fractions ``s`` ``(...)``."""
-    a = np.asarray(q0, dtype=np.float64)
-    b = np.asarray(q1, dtype=np.float64)
-    s = np.asarray(s, dtype=np.float64)[..., None]
-    dot = np.sum(a * b, axis=-1, keepdims=True)
-    b = np.where(dot < 0, -b, b)
-    dot = np.abs(dot)
-    theta = np.arccos(np.clip(dot, -1.0, 1.0))
-    sin_theta = np.sin(theta)
-    small = sin_theta < 1e-9
-    safe = np.where(small, 1.0, sin_theta)
-    w0 = np.where(small, 1 - s, np.sin((1 - s) * theta) / safe)
-    w1 = np.where(small, s, np.sin(s * theta) / safe)
-    q = w0 * a + w1 * b
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
-
-
-def continuous_quaternions(q: ArrayLike, axis: int = -2) -> Array:
-    """Flip signs along ``axis`` (the time axis) so consecutive quaternions stay in one hemisphere,
-    which keyframe interpolation needs."""
-    q = np.moveaxis(np.array(q, dtype=np.float64), axis, 0)
-    if len(q) > 1:
-        dots = np.sum(q[1:] * q[:-1], axis=-1)
-        flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0), axis=0)
-        q[1:] *= flips[..., None]
-    return np.moveaxis(q, 0, axis)
 
 
 # --------------------------------------------------------------------------------------------------

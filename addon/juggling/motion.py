@@ -18,27 +18,33 @@ from functools import reduce
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..geometry.rotation import quaternion_multiply
 from ..kinematics.two_bone import elbow_positions as solve_elbows
-from .body import (
-    Body,
-    axis_angle_quaternions,
-    continuous_quaternions,
-    juggler_placement,
-    rotate_vectors,
-    slerp,
-    yaw_matrix,
-)
+from ..quaternions import continuous as continuous_quaternions
+from ..quaternions import from_axis_angle as axis_angle_quaternions
+from ..quaternions import multiply as quaternion_multiply
+from ..quaternions import rotate as rotate_vectors
+from ..quaternions import slerp
+from .body import Body, juggler_placement, yaw_matrix
 from .model import LEFT, Siteswap, Throw
 from .paths import (
     GRAVITY,
     Ballistic,
+    BounceError,
     DwellPath,
     MotionError,
     PeriodicSpline,
     parabola,
     parse_dwell_paths,
     solve_bounce,
+)
+from .timing import (
+    BOUNCE_FRAC_DEFAULT,
+    DWELL_DEFAULT,
+    FLOOR_DROP_DEFAULT,
+    SQUEEZE_BEATS_DEFAULT,
+    auto_beat_duration,
+    neighbour_spacing,
+    rebound_speed_ratio,
 )
 
 Array = NDArray[np.float64]
@@ -64,6 +70,9 @@ _ONE_AIRTIME = 0.3
 _SAME_TIME = 1e-7
 #: Empty-hand gaps longer than this (seconds) get a stop in the middle instead of one big loop.
 _LONG_GAP = 0.45
+#: A hand carrying a prop from its catch to its throw scoops in one stroke unless the dwell is longer
+#: than this (a slow automatic beat gives dwells of 0.45 s and more).
+_LONG_DWELL = 1.0
 _FOLLOW_THROUGH = 0.15
 #: Natural prop sizes at prop_size 1: ball diameter, ring diameter, club length (metres).
 PROP_LENGTHS = {"ball": 0.068, "ring": 0.32, "club": 0.50}
@@ -142,6 +151,10 @@ class Pattern:
     hold_offset: Array
     #: None when every hand stays in reach; otherwise one sentence for the user.
     reach_warning: str | None = None
+    #: True when the beat is Juggling Lab's automatic one (possibly slowed for bounces).
+    auto_beat: bool = False
+    #: Height of the floor surface the props bounce on (metres, world z).
+    floor_height: float = 0.0
     _hands: list[PeriodicSpline] = field(default_factory=list, repr=False)
     _tracks: list[_PropTrack] = field(default_factory=list, repr=False)
 
@@ -353,30 +366,122 @@ def _table(values: tuple[float, ...], value: int) -> float:
 
 def plan_pattern(
     siteswap: Siteswap,
-    beat_duration: float = 0.3,
-    dwell_ratio: float = 1.3,
+    beat_duration: float | None = None,
+    dwell_ratio: float = DWELL_DEFAULT,
     *,
     prop_type: str = "ball",
     prop_size: float = 1.0,
     chicken_wing: float = 0.0,
-    restitution: float = 0.9,
+    restitution: float | None = None,
+    bounce_frac: float = BOUNCE_FRAC_DEFAULT,
+    floor_drop: float = FLOOR_DROP_DEFAULT,
+    squeeze_beats: float = SQUEEZE_BEATS_DEFAULT,
     dwell_paths: str | tuple[DwellPath, ...] = "",
-    juggler_spacing: float = 2.4,
+    juggler_spacing: float | None = None,
     catch_follow: float = 0.5,
     frame_rate: float | None = None,
     body: Body | None = None,
 ) -> Pattern:
     """Plan the motion of every prop, hand and arm of ``siteswap``.
 
-    ``beat_duration`` seconds per beat; ``dwell_ratio`` beats a prop spends in the hand before its
-    throw (Juggling Lab's dwell, 1.3 by default); ``prop_size`` scales the natural prop sizes;
-    ``chicken_wing`` (radians) lifts the elbows outward from hanging; ``restitution`` is the floor's
-    bounce speed ratio; ``dwell_paths`` is gunswap's hand path notation (see
-    :func:`parse_dwell_paths`); ``catch_follow`` is the hand's speed at a catch as a fraction of the
-    incoming prop's; ``frame_rate``, if given, stretches the beat slightly so that one loop is a whole
-    number of frames (for seamless keyframe loops).
+    ``beat_duration`` seconds per beat, or None for Juggling Lab's automatic beat (``calcBps``,
+    slowed down where a bounce cannot make its catch); the beat used is ``pattern.beat_duration``.
+    ``dwell_ratio`` beats a prop spends in the hand before its throw (Juggling Lab's dwell, 1.3);
+    ``prop_size`` scales the natural prop sizes; ``chicken_wing`` (radians) lifts the elbows
+    outward from hanging. Bounces keep ``bounce_frac`` of their energy (Juggling Lab's
+    ``bouncefrac``: rebound speed x sqrt(bounce_frac)), or, when ``restitution`` is given, that share
+    of their vertical speed; the floor is ``floor_drop`` metres below the hands' base height.
+    ``squeeze_beats`` staggers several props caught by one hand on one beat (Juggling Lab's
+    ``squeezebeats``). ``dwell_paths`` is gunswap's hand path notation (see
+    :func:`parse_dwell_paths`); ``juggler_spacing`` is the distance between neighbouring jugglers
+    (None: Juggling Lab's circle, 1.40 m for two); ``catch_follow`` is the hand's speed at a catch as
+    a fraction of the incoming prop's; ``frame_rate``, if given, stretches the beat slightly so that
+    one loop is a whole number of frames (for seamless keyframe loops).
     """
-    body = body or Body()
+    auto = beat_duration is None
+    if auto:
+        if not (isinstance(dwell_ratio, (int, float)) and math.isfinite(dwell_ratio) and 0 < dwell_ratio < 2):
+            raise MotionError(f"dwell ratio must be between 0 and 2 beats (exclusive), got {dwell_ratio}")
+        beat_duration = min(max(auto_beat_duration(siteswap, dwell_ratio), _AUTO_BEAT_MIN), _AUTO_BEAT_MAX)
+    if juggler_spacing is None:
+        juggler_spacing = neighbour_spacing(siteswap.num_jugglers)
+    speed_ratio = rebound_speed_ratio(bounce_frac) if restitution is None else restitution
+    if restitution is None and not (math.isfinite(bounce_frac) and 0.0025 <= bounce_frac <= 1.0):
+        raise MotionError(f"bounce energy fraction must be between 0.0025 and 1, got {bounce_frac}")
+    if not (math.isfinite(squeeze_beats) and 0.0 <= squeeze_beats < 2.0):
+        raise MotionError(f"squeeze beats must be from 0 to 2, got {squeeze_beats}")
+    if not (math.isfinite(floor_drop) and 0.2 <= floor_drop <= 10.0):
+        raise MotionError(f"the floor must be 0.2 to 10 m below the hands, got {floor_drop}")
+
+    def attempt(beat: float) -> Pattern:
+        return _plan_at(
+            siteswap,
+            beat,
+            dwell_ratio,
+            prop_type,
+            prop_size,
+            chicken_wing,
+            speed_ratio,
+            floor_drop,
+            squeeze_beats,
+            dwell_paths,
+            juggler_spacing,
+            catch_follow,
+            frame_rate,
+            body or Body(),
+            auto,
+        )
+
+    if not auto:
+        return attempt(beat_duration)
+    try:
+        return attempt(beat_duration)
+    except BounceError:
+        pass
+    # Juggling Lab's slow-down: the automatic beat stretches until every bounce makes its catch.
+    low, high = beat_duration, beat_duration
+    while True:
+        high *= 1.25
+        if high > _AUTO_BEAT_MAX:
+            return attempt(_AUTO_BEAT_MAX)  # raises the bounce error at the slowest beat
+        try:
+            best = attempt(high)
+            break
+        except BounceError:
+            low = high
+    while high / low > _STRETCH_TOLERANCE:
+        middle = math.sqrt(low * high)
+        try:
+            best = attempt(middle)
+            high = middle
+        except BounceError:
+            low = middle
+    return best
+
+
+#: The automatic beat stays within these bounds (seconds) and is stretched to within 1%.
+_AUTO_BEAT_MIN = 0.05
+_AUTO_BEAT_MAX = 2.0
+_STRETCH_TOLERANCE = 1.01
+
+
+def _plan_at(
+    siteswap: Siteswap,
+    beat_duration: float,
+    dwell_ratio: float,
+    prop_type: str,
+    prop_size: float,
+    chicken_wing: float,
+    restitution: float,
+    floor_drop: float,
+    squeeze_beats: float,
+    dwell_paths: str | tuple[DwellPath, ...],
+    juggler_spacing: float,
+    catch_follow: float,
+    frame_rate: float | None,
+    body: Body,
+    auto: bool,
+) -> Pattern:
     _check_settings(
         beat_duration, dwell_ratio, prop_type, prop_size, chicken_wing, restitution, juggler_spacing
     )
@@ -405,7 +510,9 @@ def plan_pattern(
     if frame_rate is not None:
         if not (math.isfinite(frame_rate) and frame_rate > 0):
             raise MotionError(f"frame rate must be positive, got {frame_rate}")
-        frames = max(1, round(loop_beats * beat_duration * frame_rate))
+        exact = loop_beats * beat_duration * frame_rate
+        # An automatic beat only ever stretches: a shorter one could undo the bounce slow-down.
+        frames = max(1, math.ceil(exact - 1e-9) if auto else round(exact))
         beat_duration = frames / (frame_rate * loop_beats)
 
     planner = _Planner(
@@ -424,8 +531,12 @@ def plan_pattern(
         juggler_spacing,
         catch_follow,
         body,
+        floor_drop,
+        squeeze_beats,
     )
-    return planner.build(loop_beats, chicken_wing)
+    pattern = planner.build(loop_beats, chicken_wing)
+    pattern.auto_beat = auto
+    return pattern
 
 
 def _check_settings(
@@ -539,6 +650,8 @@ class _Planner:
         spacing: float,
         catch_follow: float,
         body: Body,
+        floor_drop: float = FLOOR_DROP_DEFAULT,
+        squeeze_beats: float = SQUEEZE_BEATS_DEFAULT,
     ) -> None:
         self.siteswap = siteswap
         self.throws = throws
@@ -564,6 +677,9 @@ class _Planner:
             self.hold_offset = np.array([0.0, 0.0, length / 2])
         else:
             self.hold_offset = np.zeros(3)
+        self.squeeze_beats = squeeze_beats
+        #: Prop centres touch the floor this high: the floor is floor_drop below the hands.
+        self.bounce_plane = body.pattern_height - floor_drop
 
     # ---------------------------------------------------------------------------------- helpers
 
@@ -683,6 +799,22 @@ class _Planner:
                 counters[juggler] = n + 1
                 path_of[id(events_by_key[key])] = self.paths[n % len(self.paths)]
 
+        # Squeeze catches (Juggling Lab): props landing in one hand on one beat are caught one after
+        # the other, spread evenly over squeeze_beats, but never later than just before their throw.
+        squeeze: dict[int, float] = {}
+        landing: dict[tuple[int, int, int], list[int]] = {}
+        for index in range(n_throws):
+            if real[index]:
+                t = throws[index]
+                key = (t.to_juggler, t.to_hand, (t.beat + t.value) % self.cycle)
+                landing.setdefault(key, []).append(index)
+        for members in landing.values():
+            if len(members) < 2 or self.squeeze_beats <= 0:
+                continue
+            members.sort(key=lambda i: (launch[i], throws[i].value))
+            for rank, index in enumerate(members):
+                squeeze[index] = rank / (len(members) - 1) * self.squeeze_beats
+
         # Flight timings (cycle-relative, for the flight of each real throw).
         flight_time = {}
         for index in range(n_throws):
@@ -691,6 +823,10 @@ class _Planner:
             s = self.successor[index]
             t = throws[index]
             catch_beat = t.beat + t.value - leads[s]
+            if index in squeeze:
+                next_launch = launch[s] if real[s] else float(throws[s].beat)
+                latest = t.beat + t.value + (next_launch - throws[s].beat) - _CATCH_BEFORE_THROW
+                catch_beat = min(catch_beat + squeeze[index], max(catch_beat, latest))
             duration = catch_beat - launch[index]
             if duration < _MIN_FLIGHT:
                 raise MotionError(
@@ -799,7 +935,7 @@ class _Planner:
                     t.bounce.count,
                     t.bounce.kind,
                     self.restitution,
-                    self.prop_radius,
+                    self.bounce_plane,
                     self._describe(index),
                 )
             else:
@@ -838,6 +974,7 @@ class _Planner:
             hold_offset=self.hold_offset,
             _hands=hands,
             _tracks=tracks,
+            floor_height=self.bounce_plane - self.prop_radius,
         )
         pattern.reach_warning = _reach_warning(pattern)
         return pattern
@@ -904,7 +1041,7 @@ class _Planner:
                     out_t.append(float(stamp))
                     out_p.append(point)
                     out_v.append(velocity)
-            elif event.kind == "catch" and next_event.kind == "throw" and gap <= _LONG_GAP:
+            elif event.kind == "catch" and next_event.kind == "throw" and gap <= _LONG_DWELL:
                 # Also for a two-point dwell path: it fixes the ends, the scoop stays ours.
                 bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
                 if bottom is not None:

@@ -24,6 +24,10 @@ class MotionError(ProcAnimError, ValueError):
     """A pattern that parses but cannot be animated with the chosen timing or hand paths."""
 
 
+class BounceError(MotionError):
+    """No bounce path reaches its catch in the time the beat allows (a slower beat may fix it)."""
+
+
 # --------------------------------------------------------------------------------------------------
 # Cubic Hermite splines
 
@@ -190,9 +194,9 @@ def solve_bounce(
             else:
                 hi = mid
         return _bounce_arcs(t0, t1, p0, p1, 0.5 * (lo + hi), count, restitution, floor)
-    raise MotionError(
-        f"{what}: no {count}-bounce path reaches the catch in {duration:.2f} s with restitution "
-        f"{restitution:g}; raise the beat duration or the restitution"
+    raise BounceError(
+        f"{what}: no {count}-bounce path reaches the catch in {duration:.2f} s when a bounce keeps "
+        f"{restitution:.3g} of the speed; raise the beat duration or the bounciness"
     )
 
 

@@ -8,7 +8,7 @@ Scripting API::
     result.rotations, result.positions, result.error, result.iterations, result.reachable
 """
 
-from . import quaternions
+from .. import quaternions
 from .ccd import solve_ccd
 from .chain import Chain, IKResult, KinematicsError, forward_kinematics, world_orientations
 from .fabrik import rotations_from_positions, solve_fabrik

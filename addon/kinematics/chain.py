@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .. import quaternions as qt
 from ..errors import ProcAnimError
-from . import _scalar as sq
-from . import quaternions as qt
+from ..quaternions import scalar as sq
 
 Array = NDArray[np.float64]
 

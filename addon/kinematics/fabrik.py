@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _scalar as sq
+from ..quaternions import scalar as sq
 from .chain import (
     Chain,
     IKResult,

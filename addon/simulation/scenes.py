@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..geometry.rotation import kabsch_rotation_batch, matrix_to_quaternion, quaternion_multiply
+from ..geometry.rotation import kabsch_rotation_batch
+from ..quaternions import from_matrix as matrix_to_quaternion
+from ..quaternions import multiply as quaternion_multiply
 from .colliders import MeshCollider
 from .errors import SimulationError
 from .world import SOLVERS, World

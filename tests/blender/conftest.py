@@ -29,6 +29,23 @@ except ImportError:  # pytest-blender's outer process collects this file without
     bpy = None
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_sessionfinish(session, exitstatus):
+    yield
+    session.config.stash[_EXIT_STATUS] = int(session.exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """Leave with pytest's own exit status but without Python's teardown, which segfaults bpy 4.2
+    once a property update callback was registered (tests/blender/test_exit.py keeps that honest)."""
+    if bpy is not None and _EXIT_STATUS in config.stash:
+        dev_extension.exit_process(config.stash[_EXIT_STATUS])
+
+
+_EXIT_STATUS = pytest.StashKey[int]()
+
+
 @pytest.fixture(scope="session")
 def extension_package():
     """The enabled extension's package name, e.g. ``bl_ext.procanim_dev.procanim``."""

@@ -19,12 +19,12 @@ def _planned(ext, fps: float, **settings):
     juggling = ext("addon.juggling")
     defaults = dict(
         siteswap="3",
-        beat_duration=0.3,
+        beat_duration=None,  # the operator's default: Juggling Lab's automatic beat
         dwell_ratio=1.3,
         prop_type="ball",
         prop_size=1.0,
         chicken_wing=0.0,
-        restitution=0.9,
+        bounce_frac=0.9,
         dwell_path="",
     )
     defaults.update(settings)
@@ -35,7 +35,7 @@ def _planned(ext, fps: float, **settings):
         prop_type=defaults["prop_type"],
         prop_size=defaults["prop_size"],
         chicken_wing=defaults["chicken_wing"],
-        restitution=defaults["restitution"],
+        bounce_frac=defaults["bounce_frac"],
         dwell_paths=defaults["dwell_path"],
         frame_rate=fps,
     )
@@ -135,7 +135,7 @@ def test_running_again_replaces_the_previous_bake():
         ({"siteswap": "543"}, "land"),
         ({"siteswap": "54"}, "54"),
         ({"siteswap": "3", "dwell_path": "(30)(ten)"}, "dwell path"),
-        ({"siteswap": "3B", "beat_duration": 0.05, "restitution": 0.2}, "bounce"),
+        ({"siteswap": "3B", "auto_beat": False, "beat_duration": 0.05, "restitution": 0.2}, "bounce"),
     ],
 )
 def test_bad_input_is_reported_and_changes_nothing(settings, words):
@@ -234,11 +234,12 @@ def test_panel_draws_with_live_feedback(ext):
         assert any("land" in label for label in record.labels)
         # A valid siteswap whose timing cannot work is caught before the button is pressed.
         settings.siteswap = "3B"
+        settings.auto_beat = False
         settings.beat_duration = 0.05
         settings.restitution = 0.2
         record = smoke_draw(panels.PROCANIM_PT_juggling)
         assert any("bounce" in label for label in record.labels)
-        settings.beat_duration = 0.3
+        settings.auto_beat = True
         settings.restitution = 0.9
         smoke_draw(panels.PROCANIM_PT_juggling_more)
         menu = smoke_draw_menu(panels.JugglingPresetMenu)

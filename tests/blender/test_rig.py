@@ -29,8 +29,16 @@ def _plan(ext, rig, siteswap: str, loops: int = 1, **settings):
     juggling = ext("addon.juggling")
     scene = bpy.context.scene
     fps = scene.render.fps / scene.render.fps_base
+    body = rig.measure.body()
+    # The operator's defaults are the sidebar's.
+    options = ext("operators.juggling").planning_options(scene.procanim.juggling)
     pattern = juggling.plan_pattern(
-        juggling.parse_siteswap(siteswap), frame_rate=fps, body=rig.measure.body(), **settings
+        juggling.parse_siteswap(siteswap),
+        **options,
+        frame_rate=fps,
+        body=body,
+        floor_drop=body.pattern_height,
+        **settings,
     )
     frames = round(pattern.loop_duration * fps) * loops + 1
     times = np.arange(frames) / fps

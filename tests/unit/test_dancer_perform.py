@@ -104,7 +104,7 @@ def test_hip_com_control_acts_only_once_the_polygon_is_small(show):
 
 
 def test_upper_body_stays_vertical_throughout(show):
-    from addon.dancer.sim import _quat_mul
+    from addon.quaternions import multiply as _quat_mul
 
     chest = _quat_mul(_quat_mul(show.rotations["hips"], show.rotations["spine"]), show.rotations["chest"])
     up_z = 1.0 - 2.0 * (chest[:, 1] ** 2 + chest[:, 2] ** 2)

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from addon.kinematics import _scalar as sq
-from addon.kinematics import quaternions as qt
+from addon import quaternions as qt
+from addon.quaternions import scalar as sq
 
 RNG = np.random.default_rng(7)
 
@@ -116,3 +116,24 @@ def test_align_hemisphere_picks_the_sign_nearest_the_reference():
     q = np.array([[-0.9, 0.1, 0.3, 0.3]])
     assert np.allclose(qt.align_hemisphere(q, [1, 0, 0, 0]), -q)
     assert qt.angle_between(q, -q)[0] == pytest.approx(0.0, abs=1e-7)
+
+
+def test_matrix_round_trip_is_exact_near_half_turns_and_to_matrix_normalises():
+    rng = np.random.default_rng(11)
+    q = qt.normalize(rng.normal(size=(500, 4)))
+    # near half turns (w ~ 0) are where the trace formula loses digits
+    q[:100, 0] = rng.normal(scale=1e-9, size=100)
+    q = qt.normalize(q)
+    back = qt.from_matrix(qt.to_matrix(q))
+    np.testing.assert_allclose(qt.align_hemisphere(back, q), q, atol=1e-12)
+    assert np.all(back[..., 0] >= 0.0)
+    np.testing.assert_allclose(qt.to_matrix(3.0 * q), qt.to_matrix(q), atol=1e-14)
+    np.testing.assert_array_equal(qt.to_matrix(np.zeros(4)), np.eye(3))
+
+
+def test_continuous_flips_signs_only():
+    rng = np.random.default_rng(2)
+    q = qt.normalize(rng.normal(size=(50, 3, 4))) * rng.choice([-1.0, 1.0], size=(50, 3, 1))
+    fixed = qt.continuous(q, axis=0)
+    assert np.all(np.sum(fixed[1:] * fixed[:-1], axis=-1) >= 0.0)
+    np.testing.assert_allclose(np.abs(fixed), np.abs(q))

@@ -3,7 +3,7 @@
 The solvers step one joint at a time, so every operation touches a single 3- or 4-vector.
 numpy's per-call overhead dominates at that size (a quaternion product costs about 25 us as a
 ``(1, 4)`` array against 0.5 us on a tuple), so the loops use these scalar twins of the
-vectorised helpers in :mod:`.quaternions`; a unit test checks that both agree.
+vectorised helpers in :mod:`addon.quaternions`; a unit test checks that both agree.
 Quaternions are ``(w, x, y, z)``.
 """
 

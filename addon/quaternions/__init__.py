@@ -1,4 +1,10 @@
-"""Vectorised unit-quaternion helpers, ``w`` first, broadcasting over any leading shape.
+"""The one quaternion module of the core: unit quaternions ``(w, x, y, z)``, ``w`` first, vectorised
+with numpy over any leading shape (``(..., 4)``).
+
+Every core (IK, geometry, soft bodies, juggling, fly, dancer) uses these; :mod:`.scalar` holds the
+same operations on plain float tuples, the fast path for the IK solvers' one-joint-at-a-time inner
+loops. Operators convert to Blender with ``mathutils``. Composition ``multiply(a, b)`` applies ``b``
+first (Hamilton product, as ``mathutils.Quaternion`` ``a @ b``).
 
 Euler angles follow Blender's 'XYZ' order: the matrix is Rz @ Ry @ Rx (X is applied first).
 """
@@ -126,16 +132,62 @@ def twist(q: ArrayLike, axis: ArrayLike) -> Array:
 
 
 def to_matrix(q: ArrayLike) -> Array:
-    """3x3 rotation matrices of unit quaternions."""
-    w, x, y, z = np.moveaxis(normalize(q), -1, 0)
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
-            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
-            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
-        ],
+    """3x3 rotation matrices ``(..., 3, 3)`` of quaternions ``(..., 4)``.
+
+    A quaternion that is not unit length gives the rotation of its normalised self (the ``2 / |q|^2``
+    form needs no square root); a zero quaternion gives the identity.
+    """
+    q = _as(q)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    length_sq = w * w + x * x + y * y + z * z
+    s = 2.0 / np.where(length_sq < _TINY * _TINY, np.inf, length_sq)
+    out = np.empty(q.shape[:-1] + (3, 3))
+    out[..., 0, 0] = 1 - s * (y * y + z * z)
+    out[..., 0, 1] = s * (x * y - w * z)
+    out[..., 0, 2] = s * (x * z + w * y)
+    out[..., 1, 0] = s * (x * y + w * z)
+    out[..., 1, 1] = 1 - s * (x * x + z * z)
+    out[..., 1, 2] = s * (y * z - w * x)
+    out[..., 2, 0] = s * (x * z - w * y)
+    out[..., 2, 1] = s * (y * z + w * x)
+    out[..., 2, 2] = 1 - s * (x * x + y * y)
+    return out
+
+
+def from_matrix(matrices: ArrayLike) -> Array:
+    """Unit quaternions ``(..., 4)`` (``w >= 0``) of rotation matrices ``(..., 3, 3)``.
+
+    Shepperd's method: build the quaternion from its largest component, which stays accurate near
+    half a revolution where the trace formula cancels.
+    """
+    m = _as(matrices)
+    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
+    squares = np.stack(
+        (1 + trace, 1 + 2 * m[..., 0, 0] - trace, 1 + 2 * m[..., 1, 1] - trace, 1 + 2 * m[..., 2, 2] - trace),
+        axis=-1,
+    )
+    pick = np.argmax(squares, axis=-1)
+    root = np.sqrt(np.maximum(np.take_along_axis(squares, pick[..., None], -1)[..., 0], 1e-300))
+    half = 0.5 / root
+    wx = (m[..., 2, 1] - m[..., 1, 2]) * half
+    wy = (m[..., 0, 2] - m[..., 2, 0]) * half
+    wz = (m[..., 1, 0] - m[..., 0, 1]) * half
+    xy = (m[..., 0, 1] + m[..., 1, 0]) * half
+    xz = (m[..., 0, 2] + m[..., 2, 0]) * half
+    yz = (m[..., 1, 2] + m[..., 2, 1]) * half
+    big = 0.5 * root
+    candidates = np.stack(
+        (
+            np.stack((big, wx, wy, wz), -1),
+            np.stack((wx, big, xy, xz), -1),
+            np.stack((wy, xy, big, yz), -1),
+            np.stack((wz, xz, yz, big), -1),
+        ),
         axis=-2,
     )
+    q = np.take_along_axis(candidates, pick[..., None, None], -2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(q[..., :1] < 0, -q, q)
 
 
 def to_euler_xyz_pair(q: ArrayLike) -> tuple[Array, Array]:
@@ -220,3 +272,33 @@ def angle_between(a: ArrayLike, b: ArrayLike) -> Array:
     """Rotation angle (radians, [0, pi]) taking ``a`` to ``b``."""
     d = np.abs(np.sum(normalize(a) * normalize(b), axis=-1))
     return 2.0 * np.arccos(np.clip(d, 0.0, 1.0))
+
+
+def slerp(q0: ArrayLike, q1: ArrayLike, s: ArrayLike) -> Array:
+    """Spherical interpolation from ``q0`` to ``q1`` (``(..., 4)``) at fractions ``s`` ``(...)``,
+    the short way round."""
+    a = _as(q0)
+    b = _as(q1)
+    s = _as(s)[..., None]
+    dot = np.sum(a * b, axis=-1, keepdims=True)
+    b = np.where(dot < 0, -b, b)
+    dot = np.abs(dot)
+    theta = np.arccos(np.clip(dot, -1.0, 1.0))
+    sin_theta = np.sin(theta)
+    small = sin_theta < 1e-9
+    safe = np.where(small, 1.0, sin_theta)
+    w0 = np.where(small, 1 - s, np.sin((1 - s) * theta) / safe)
+    w1 = np.where(small, s, np.sin(s * theta) / safe)
+    q = w0 * a + w1 * b
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def continuous(q: ArrayLike, axis: int = -2) -> Array:
+    """Flip signs along ``axis`` (the time axis) so consecutive quaternions stay in one hemisphere:
+    the same rotations, but keyframe interpolation never takes the long way round."""
+    q = np.moveaxis(np.array(q, dtype=np.float64), axis, 0)
+    if len(q) > 1:
+        dots = np.sum(q[1:] * q[:-1], axis=-1)
+        flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0), axis=0)
+        q[1:] *= flips[..., None]
+    return np.moveaxis(q, 0, axis)

@@ -1,0 +1,158 @@
+"""Operator properties shared by the mirror operators and (as annotations) by the sidebar and the
+stored recipe."""
+
+# No "from __future__ import annotations": the panel reuses these property annotations as objects.
+import math
+
+import numpy as np
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+)
+
+from ...addon.optics import (
+    OpticsError,
+)
+from .recipes import _focus_empty, _selected_foci
+
+SURFACE_ITEMS = (
+    ("CONCAVE", "Concave", "Reflect on the inside: light from the first focus converges on the second"),
+    ("CONVEX", "Convex", "Reflect on the outside: light aimed at the first focus diverges from the second"),
+)
+PATTERN_ITEMS = (
+    ("FAN", "Fan", "Rays in one plane across the mirror, through its major axis"),
+    ("CONE", "Cone", "Rings of rays around the mirror's centre"),
+    ("RANDOM", "Random", "A random bundle spread evenly over the mirror"),
+)
+FOCUS_ITEMS = (
+    ("FIRST", "First Focus", "Rays start at the mirror's first focus"),
+    ("SECOND", "Second Focus", "Rays start at the mirror's second focus (light runs backwards)"),
+)
+
+
+class _UseSelection:
+    use_selection: BoolProperty(
+        name="Foci from Selection",
+        description="Use the selected objects' locations as the foci (else the typed coordinates)",
+        default=True,
+    )
+
+
+class _FociProperties(_UseSelection):
+    focus_1: FloatVectorProperty(
+        name="Focus 1",
+        description="First focus (where the light starts), used when the foci are not taken from selection",
+        default=(-0.5, 0.0, 1.0),
+        subtype="TRANSLATION",
+        unit="LENGTH",
+    )
+    focus_2: FloatVectorProperty(
+        name="Focus 2",
+        description="Second focus (where the light converges), used when not taken from selection",
+        default=(0.5, 0.0, 1.0),
+        subtype="TRANSLATION",
+        unit="LENGTH",
+    )
+
+    def foci(self, context, collection):
+        """Two focus objects: the two selected ones, or new empties at the typed coordinates."""
+        selected = _selected_foci(context, 2) if self.use_selection else []
+        if selected:
+            return selected[0], selected[1]
+        if np.allclose(tuple(self.focus_1), tuple(self.focus_2), atol=1e-12):
+            raise OpticsError("Focus 1 and Focus 2 coincide; move one of them")
+        return (
+            _focus_empty("Focus 1", self.focus_1, collection),
+            _focus_empty("Focus 2", self.focus_2, collection),
+        )
+
+
+class _EllipsoidProperties:
+    minor_axis: FloatProperty(
+        name="Minor Axis",
+        description="Full width of the ellipsoid across its major axis; wider means a shallower mirror",
+        default=1.6,
+        min=1e-4,
+        soft_max=10.0,
+        unit="LENGTH",
+    )
+    aperture: FloatProperty(
+        name="Aperture",
+        description="Half-angle of the mirror cap, measured on the ellipsoid's unit sphere",
+        default=math.radians(60.0),
+        min=math.radians(1.0),
+        max=math.radians(180.0),
+        subtype="ANGLE",
+    )
+    side: FloatVectorProperty(
+        name="Side",
+        description="Direction from the ellipsoid's centre to the middle of the mirror cap",
+        default=(0.0, 0.0, -1.0),
+        subtype="DIRECTION",
+    )
+    surface: EnumProperty(
+        name="Surface",
+        description="Which side of the ellipsoid reflects",
+        items=SURFACE_ITEMS,
+        default="CONCAVE",
+    )
+    resolution: IntProperty(
+        name="Resolution",
+        description="Rings of the mirror mesh (with four times as many segments); more is a smaller spot",
+        default=24,
+        min=1,
+        soft_max=128,
+    )
+
+
+class _FresnelProperties:
+    plate_point: FloatVectorProperty(
+        name="Plate Centre",
+        description="Centre of the flat plate",
+        default=(0.0, 0.0, 0.0),
+        subtype="TRANSLATION",
+        unit="LENGTH",
+    )
+    plate_normal: FloatVectorProperty(
+        name="Plate Normal",
+        description="Normal of the plate's plane",
+        default=(0.0, 0.0, 1.0),
+        subtype="DIRECTION",
+    )
+    plate_radius: FloatProperty(
+        name="Radius",
+        description="Radius of the round plate",
+        default=0.6,
+        min=1e-3,
+        soft_max=10.0,
+        unit="LENGTH",
+    )
+    zones: IntProperty(
+        name="Zones", description="Number of confocal zones across the plate", default=24, min=1, soft_max=400
+    )
+    zone_width: FloatProperty(
+        name="Zone Width",
+        description="Width of each zone in metres; 0 uses the zone count instead",
+        default=0.0,
+        min=0.0,
+        unit="LENGTH",
+    )
+    segments: IntProperty(
+        name="Segments", description="Segments around the plate; more is a smaller spot", default=128, min=8
+    )
+    zone_steps: IntProperty(
+        name="Zone Rows", description="Rows of faces across each zone", default=2, min=1, soft_max=16
+    )
+    draft: BoolProperty(
+        name="Step Faces", description="Close the steps between zones with draft faces", default=True
+    )
+    thickness: FloatProperty(
+        name="Louvre Depth",
+        description="Slab depth of the zones when the foci are on opposite sides; 0: a tenth of the radius",
+        default=0.0,
+        min=0.0,
+        unit="LENGTH",
+    )

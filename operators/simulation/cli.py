@@ -1,0 +1,49 @@
+"""The headless ``simulate`` subcommand: jelly drop, rope or rigid pile through the operators."""
+
+from .. import writers
+from ..cli import COMMON, call_operator
+from .properties import _SolverProperties
+
+# --------------------------------------------------------------------------- headless CLI
+
+
+def add_cli(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="a Verlet / shape-matching bake: jelly drop, rope or rigid pile", parents=[COMMON]
+    )
+    parser.add_argument(
+        "--scene", choices=("jelly", "rope", "pile"), default="jelly", help="what to simulate"
+    )
+    parser.add_argument("--length", type=int, default=72, help="frames to simulate (default 72)")
+    parser.add_argument("--substeps", type=int, default=20, help="substeps per frame (default 20)")
+    parser.add_argument(
+        "--solver", choices=("GAUSS_SEIDEL", "JACOBI"), default="GAUSS_SEIDEL", help="projection"
+    )
+    parser.add_argument(
+        "--preset", help="a preset of presets/simulation.toml (jelly, rubber, rope, chain, stiff)"
+    )
+    parser.set_defaults(run=_cli_simulate)
+
+
+def _cli_simulate(args, context) -> None:
+    if args.preset:
+        call_operator("procanim.apply_preset", kind="simulation", name=args.preset)
+    settings = context.scene.procanim.simulation
+    settings.frame_count = args.length
+    settings.substeps = args.substeps
+    settings.solver = args.solver
+    shared = {key: getattr(settings, key) for key in _SolverProperties.__annotations__}
+    writers.set_frame_range(context.scene, 1, args.length)
+    if args.scene == "rope":
+        call_operator("procanim.add_rope", links=settings.links, slack=settings.slack, **shared)
+        return
+    if args.scene == "pile":
+        call_operator("procanim.add_rigid_pile_demo")
+        call_operator("procanim.bake_rigid_pile", **shared)
+        return
+    call_operator("procanim.add_softbody_demo")
+    folder = "" if args.out is None else str(args.out.resolve().parent / f"{args.out.stem}_cache")
+    soft = {
+        key: getattr(settings, key) for key in ("use_volume", "pressure", "shape_stiffness", "shape_regions")
+    }
+    call_operator("procanim.bake_softbody", cache_directory=folder, **soft, **shared)

@@ -1,0 +1,164 @@
+"""Operator properties shared by the simulation bakes, and their translation into domain settings."""
+
+# No "from __future__ import annotations": the panel reuses these property annotations as objects.
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from ...addon.simulation.scenes import SimulationSettings
+
+SOLVER_ITEMS = (
+    ("GAUSS_SEIDEL", "Gauss-Seidel", "Constraints one after another: stiffer, converges faster"),
+    ("JACOBI", "Jacobi", "Constraints averaged: order-independent and softer (squishier)"),
+)
+CACHE_ITEMS = (
+    ("PC2", "PC2 File", "Write a PC2 point cache beside the .blend, played by a Mesh Cache modifier"),
+    ("SHAPE_KEYS", "Shape Keys", "Store every frame as a shape key inside the .blend (larger file)"),
+)
+CACHE_MODIFIER = "ProcAnim Cache"
+SHAPE_KEY_PREFIX = "ProcAnim "
+DEFAULT_CACHE_DIRECTORY = "procanim_cache"
+DEFAULT_ANCHORS = ("Rope Start", "Rope End")
+
+
+# --------------------------------------------------------------------------- shared properties
+
+
+class _SolverProperties:
+    frame_count: IntProperty(
+        name="Frames",
+        description="How many frames to simulate, starting at the scene's start frame",
+        default=72,
+        min=1,
+        max=10000,
+    )
+    substeps: IntProperty(
+        name="Substeps",
+        description="Small time steps per frame; more substeps make constraints stiffer and collisions safer",
+        default=20,
+        min=1,
+        max=500,
+    )
+    iterations: IntProperty(
+        name="Iterations",
+        description="Constraint projections per substep (many substeps with one iteration is usually best)",
+        default=1,
+        min=1,
+        max=50,
+    )
+    solver: EnumProperty(
+        name="Solver", description="How constraints are projected", items=SOLVER_ITEMS, default="GAUSS_SEIDEL"
+    )
+    stretch_compliance: FloatProperty(
+        name="Stretch Compliance",
+        description="Softness of edges and rope links (XPBD compliance, m/N); 0 keeps them at rest length",
+        default=0.0,
+        min=0.0,
+        soft_max=0.01,
+        precision=5,
+        step=0.01,
+    )
+    damping: FloatProperty(
+        name="Damping",
+        description="Fraction of velocity lost per second (air drag); 0 swings forever",
+        default=0.1,
+        min=0.0,
+        max=0.99,
+    )
+    friction: FloatProperty(
+        name="Friction",
+        description="Coulomb friction against the ground and colliders (0 = ice)",
+        default=0.5,
+        min=0.0,
+        soft_max=2.0,
+    )
+    particle_radius: FloatProperty(
+        name="Particle Radius",
+        description="Collision thickness of every particle (vertex) against colliders and other bodies",
+        default=0.02,
+        min=0.001,
+        soft_max=0.5,
+        unit="LENGTH",
+    )
+    use_ground: BoolProperty(
+        name="Ground", description="Collide with an infinite horizontal ground plane", default=True
+    )
+    ground_height: FloatProperty(
+        name="Ground Height", description="Height (z) of the ground plane", default=0.0, unit="LENGTH"
+    )
+
+
+class _SoftBodyProperties(_SolverProperties):
+    use_volume: BoolProperty(
+        name="Keep Volume",
+        description="Keep the volume of closed meshes (a pressure constraint): jelly instead of cloth",
+        default=True,
+    )
+    pressure: FloatProperty(
+        name="Pressure",
+        description="Target volume as a multiple of the rest volume (above 1 inflates)",
+        default=1.0,
+        min=0.1,
+        max=5.0,
+    )
+    shape_stiffness: FloatProperty(
+        name="Shape Stiffness",
+        description="Pull towards the rest shape by shape matching (0 = off, 1 = rigid)",
+        default=0.2,
+        min=0.0,
+        max=1.0,
+    )
+    shape_regions: BoolProperty(
+        name="Local Clusters",
+        description="One shape-matching cluster per vertex and its neighbours (wobbly), not one per mesh",
+        default=False,
+    )
+    cache_mode: EnumProperty(
+        name="Cache", description="Where the baked motion is stored", items=CACHE_ITEMS, default="PC2"
+    )
+    cache_directory: StringProperty(
+        name="Cache Folder",
+        description="Folder for PC2 caches; empty means a procanim_cache folder beside the .blend",
+        default="",
+        subtype="DIR_PATH",
+    )
+
+
+class _RopeProperties(_SolverProperties):
+    links: IntProperty(
+        name="Links", description="Number of rope segments (one bone each)", default=20, min=2, max=200
+    )
+    slack: FloatProperty(
+        name="Slack",
+        description="Rope length as a multiple of the distance between its two ends",
+        default=1.25,
+        min=1.0,
+        max=5.0,
+    )
+    thickness: FloatProperty(
+        name="Thickness", description="Radius of the rope's tube mesh", default=0.02, min=0.001, unit="LENGTH"
+    )
+    pin_end: BoolProperty(
+        name="Pin Both Ends",
+        description="Hold the rope at both anchors; off leaves the far end free to swing",
+        default=True,
+    )
+
+
+def simulation_settings(op, context: bpy.types.Context, **overrides) -> SimulationSettings:
+    """The domain settings from an operator's properties and the scene's frame rate."""
+    render = context.scene.render
+    values = {
+        "frame_count": op.frame_count,
+        "fps": render.fps / render.fps_base,
+        "substeps": op.substeps,
+        "iterations": op.iterations,
+        "solver": op.solver.lower(),
+        "stretch_compliance": op.stretch_compliance,
+        "damping": op.damping,
+        "friction": op.friction,
+        "particle_radius": op.particle_radius,
+        "use_ground": op.use_ground,
+        "ground_height": op.ground_height,
+    }
+    values.update(overrides)
+    return SimulationSettings(**values)
