@@ -159,7 +159,7 @@ def build_dancer(context: bpy.types.Context, height: float, mass: float, sex: st
     """Armature, skinned body mesh and material for a dancer of this body."""
     body = build_body(height, mass, sex)
     bones = skeleton(body)
-    collection = writers.generator_collection(context.scene, COLLECTION)
+    collection = writers.new_instance(context, COLLECTION)
     armature = writers.armature_from_bones(
         context, "Dancer",
         [writers.BoneSpec(b.name, b.head, b.tail, b.parent, connected=False) for b in bones], collection)
@@ -207,11 +207,11 @@ class PROCANIM_OT_add_dancer(DancerBodyProperties, ProcAnimOperator, bpy.types.O
     def run(self, context: bpy.types.Context) -> set[str]:
         sex = self.sex.lower()
         build_body(self.height, self.mass, sex)  # validates before anything is created
+        stage = writers.stage_for(context)
         armature = build_dancer(context, self.height, self.mass, sex)
-        for obj in context.view_layer.objects:
-            obj.select_set(False)
-        armature.select_set(True)
-        context.view_layer.objects.active = armature
+        add_stage(context.scene, armature, self.height, stage)
+        writers.place_instance(writers.instance_of(armature), context.scene.cursor.location)
+        writers.select_only(context, [armature], armature)
         self.report({"INFO"}, f"Added a {self.height:.2f} m, {self.mass:.0f} kg dancer; bake its balance")
         return {"FINISHED"}
 
@@ -446,11 +446,26 @@ def _cli_dance(args, context) -> None:
         print(f"procanim: wrote {args.compare} (COP settles {runs['cop'].settle_time:.2f} s, "
               f"COM {runs['com'].settle_time:.2f} s)")
     if args.camera:
-        collection = writers.generator_collection(context.scene, COLLECTION, replace=False)
-        height = args.height
-        writers.add_camera_framing(context.scene, collection, (-0.25, -0.25, 0.0), (0.35, 0.45, 1.1 * height),
+        armature = next(obj for obj in context.scene.objects if is_dancer(obj))
+        scene = context.scene
+        has_floor = any(obj.name.startswith("Dancer Floor") for obj in scene.objects)
+        has_light = any(obj.type == "LIGHT" for obj in scene.objects)
+        full = writers.Stage(camera=scene.camera is None, light=not has_light, floor=not has_floor,
+                             frame_range=False)
+        add_stage(context.scene, armature, args.height, full)
+
+
+def add_stage(
+    scene: bpy.types.Scene, armature: bpy.types.Object, height: float, stage: writers.Stage
+) -> None:
+    """Camera, sun and floor for rendering the dancer, as far as ``stage`` allows, in its instance."""
+    collection = writers.instance_of(armature) or armature.users_collection[0]
+    if stage.camera:
+        writers.add_camera_framing(scene, collection, (-0.25, -0.25, 0.0), (0.35, 0.45, 1.1 * height),
                                    direction=(1.0, -0.7, 0.25), lens=50.0)
+    if stage.light:
         writers.add_sun(collection)
+    if stage.floor:
         floor = writers.mesh_from_arrays("Dancer Floor", [(-2, -2, 0), (2, -2, 0), (2, 2, 0), (-2, 2, 0)],
                                          [(0, 1, 2, 3)])
         writers.assign_material(writers.new_object("Dancer Floor", floor, collection),

@@ -22,6 +22,7 @@ from ..addon.juggling.body import (
 )
 from ..addon.juggling.meshes import limb, prop_mesh, sphere
 from ..addon.juggling.model import LEFT, RIGHT
+from ..addon.juggling.parameters import is_config, parse_config, plan_config
 from ..addon.quaternions import continuous as continuous_quaternions
 from . import rig as rig_targets
 from . import writers
@@ -67,7 +68,7 @@ def juggling_properties() -> dict:
         "siteswap": StringProperty(
             name="Siteswap",
             description="Pattern in Juggling Lab notation (gunswap modifiers accepted), "
-            "e.g. 3, 531, (4,4), <3p|3p>",
+            "e.g. 3, 531, (4,4), <3p|3p>, or Juggling Lab's parameters: pattern=531;bps=4;dwell=1",
             default="3",
             # The sidebar checks the pattern on every keystroke, not only when the field is left.
             options={"TEXTEDIT_UPDATE"},
@@ -156,7 +157,11 @@ def juggling_properties() -> dict:
             min=0.0,
             max=1.0,
         ),
-        "floor": BoolProperty(name="Floor", description="Add a floor plane under the jugglers", default=True),
+        "floor": BoolProperty(
+            name="Floor",
+            description="Add a floor plane under the jugglers when the scene is empty",
+            default=True,
+        ),
         "target_rig": StringProperty(
             name="Rig",
             description="Armature to juggle with instead of ProcAnim's figure (Rigify, Mixamo, Unreal or "
@@ -181,6 +186,14 @@ def planning_options(settings) -> dict:
         "squeeze_beats": settings.squeeze_beats,
         "dwell_paths": settings.dwell_path,
     }
+
+
+def plan_settings(settings, **overrides) -> Pattern:
+    """Plan the settings' pattern: a siteswap, or Juggling Lab's ``pattern=...;bps=...`` string whose
+    own parameters win over the settings."""
+    if is_config(settings.siteswap):
+        return plan_config(parse_config(settings.siteswap), defaults=planning_options(settings), **overrides)
+    return plan_pattern(parse_siteswap(settings.siteswap), **planning_options(settings), **overrides)
 
 
 @dataclass
@@ -219,18 +232,14 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         render = context.scene.render
         fps = render.fps / render.fps_base
         frame_start = context.scene.frame_start
+        self._stage = writers.stage_for(context)
         bezier = self.key_style == "BEZIER"
         rigs = [
             rig_targets.read_rig(rig_targets.armature_by_name(name), context.scene)
             for name in rig_targets.rig_names(self.target_rig)
         ]
         yield 0.0, "planning"
-        pattern = plan_pattern(
-            parse_siteswap(self.siteswap),
-            **planning_options(self),
-            frame_rate=fps,
-            **rig_targets.planning_body(rigs),
-        )
+        pattern = plan_settings(self, frame_rate=fps, **rig_targets.planning_body(rigs))
         placement, rig_moves = rig_targets.place_rigs(rigs, pattern) if rigs else (None, [])
         frames_per_loop = round(pattern.loop_duration * fps)
         channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
@@ -302,7 +311,8 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
     def write(self, context: bpy.types.Context, result: JuggleBake) -> set[str]:
         scene = context.scene
         pattern = result.pattern
-        collection = writers.generator_collection(scene, COLLECTION)
+        stage = getattr(self, "_stage", None) or writers.stage_for(context)
+        collection = writers.new_instance(context, COLLECTION)
         interpolation = "BEZIER" if self.key_style == "BEZIER" else "LINEAR"
         warnings = []
         if result.rigs:
@@ -312,16 +322,26 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
             for juggler in range(pattern.num_jugglers):
                 _write_juggler(context, collection, result, juggler, materials, interpolation)
         _write_props(collection, result, interpolation)
-        if self.floor:
+        if self.floor and stage.floor:
             _add_floor(collection, pattern, result.placement)
         # The keys span whole loops, so a Cycles modifier carries the pattern past the frame range.
         for obj in collection.all_objects:
             for fcurve in writers.fcurves_of(obj):
                 fcurve.modifiers.new("CYCLES")
-        _add_camera(scene, collection, result)
-        writers.add_sun(collection)
+        if stage.camera:
+            _add_camera(scene, collection, result)
+        if stage.light:
+            writers.add_sun(collection)
         frames = result.frames
-        writers.set_frame_range(scene, int(frames[0]), int(frames[-1]) - 1)
+        if stage.frame_range:
+            writers.set_frame_range(scene, int(frames[0]), int(frames[-1]) - 1)
+        if result.rigs:
+            # The pattern stands where the user's rigs stand, not at the cursor.
+            jugglers = [rig.obj for rig in result.rigs]
+        else:
+            writers.place_instance(collection, scene.cursor.location)
+            jugglers = [obj for obj in collection.objects if obj.type == "ARMATURE"]
+        writers.select_only(context, jugglers, jugglers[0] if jugglers else None)
         seconds = result.frames_per_loop / result.fps
         self.report(
             {"INFO"},
@@ -443,8 +463,11 @@ def _write_props(collection: bpy.types.Collection, result: JuggleBake, interpola
     vertices, faces = prop_mesh(pattern.prop_type, pattern.prop_size)
     label = pattern.prop_type.capitalize()
     for prop in range(pattern.num_props):
-        hue = (prop * 0.618034) % 1.0
-        color = (*colorsys.hsv_to_rgb(hue, 0.75, 0.95), 1.0)
+        if pattern.prop_colors is not None:
+            color = (*pattern.prop_colors[prop], 1.0)
+        else:
+            hue = (prop * 0.618034) % 1.0
+            color = (*colorsys.hsv_to_rgb(hue, 0.75, 0.95), 1.0)
         mesh = writers.mesh_from_arrays(f"{label} {prop + 1}", vertices, faces)
         for polygon in mesh.polygons:
             polygon.use_smooth = True

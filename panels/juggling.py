@@ -5,9 +5,8 @@ from __future__ import annotations
 import bpy
 
 from ..addon.errors import ProcAnimError
-from ..addon.juggling import parse_siteswap, plan_pattern
 from ..addon.juggling.notation import siteswap_status
-from ..operators.juggling import juggling_properties, planning_options
+from ..operators.juggling import juggling_properties, plan_settings, planning_options
 from .common import GeneratorPanel, copy_settings, preset_menu
 
 
@@ -35,7 +34,7 @@ def timing_feedback(settings, fps: float) -> tuple[bool, str]:
     if cached is not None:
         return cached
     try:
-        pattern = plan_pattern(parse_siteswap(settings.siteswap), **options, frame_rate=fps)
+        pattern = plan_settings(settings, frame_rate=fps)
     except ProcAnimError as error:
         result = (False, str(error))
     else:

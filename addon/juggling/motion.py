@@ -155,6 +155,14 @@ class Pattern:
     auto_beat: bool = False
     #: Height of the floor surface the props bounce on (metres, world z).
     floor_height: float = 0.0
+    #: Gravity of the prop flights (m/s^2; Juggling Lab's gravity= parameter, 980 cm/s^2 by default).
+    gravity: float = GRAVITY
+    #: RGB (0-1) per prop from Juggling Lab's colors=, or None for ProcAnim's own colours.
+    prop_colors: list[tuple[float, float, float]] | None = None
+    #: A name for the pattern (Juggling Lab's title=), or None.
+    title: str | None = None
+    #: Juggling Lab's body= positions (per juggler, per beat, (angle deg, x, y, z cm)), or None.
+    body_positions: list | None = None
     _hands: list[PeriodicSpline] = field(default_factory=list, repr=False)
     _tracks: list[_PropTrack] = field(default_factory=list, repr=False)
 
@@ -273,10 +281,10 @@ class Pattern:
             s = seg[fly]
             dt = (local[fly] - track.starts[s])[:, None]
             pos[fly] = track.p0[s] + track.v0[s] * dt
-            pos[fly, 2] -= 0.5 * GRAVITY * dt[:, 0] ** 2
+            pos[fly, 2] -= 0.5 * self.gravity * dt[:, 0] ** 2
             if vel is not None:
                 vel[fly] = track.v0[s]
-                vel[fly, 2] -= GRAVITY * dt[:, 0]
+                vel[fly, 2] -= self.gravity * dt[:, 0]
         held = ~fly
         if np.any(held):
             s = seg[held]
@@ -376,6 +384,7 @@ def plan_pattern(
     bounce_frac: float = BOUNCE_FRAC_DEFAULT,
     floor_drop: float = FLOOR_DROP_DEFAULT,
     squeeze_beats: float = SQUEEZE_BEATS_DEFAULT,
+    gravity: float = GRAVITY,
     dwell_paths: str | tuple[DwellPath, ...] = "",
     juggler_spacing: float | None = None,
     catch_follow: float = 0.5,
@@ -392,11 +401,11 @@ def plan_pattern(
     ``bouncefrac``: rebound speed x sqrt(bounce_frac)), or, when ``restitution`` is given, that share
     of their vertical speed; the floor is ``floor_drop`` metres below the hands' base height.
     ``squeeze_beats`` staggers several props caught by one hand on one beat (Juggling Lab's
-    ``squeezebeats``). ``dwell_paths`` is gunswap's hand path notation (see
-    :func:`parse_dwell_paths`); ``juggler_spacing`` is the distance between neighbouring jugglers
-    (None: Juggling Lab's circle, 1.40 m for two); ``catch_follow`` is the hand's speed at a catch as
-    a fraction of the incoming prop's; ``frame_rate``, if given, stretches the beat slightly so that
-    one loop is a whole number of frames (for seamless keyframe loops).
+    ``squeezebeats``). ``gravity`` (m/s^2) pulls the props in flight. ``dwell_paths`` is gunswap's
+    hand path notation (see :func:`parse_dwell_paths`); ``juggler_spacing`` is the distance between
+    neighbouring jugglers (None: Juggling Lab's circle, 1.40 m for two); ``catch_follow`` is the
+    hand's speed at a catch as a fraction of the incoming prop's; ``frame_rate``, if given,
+    stretches the beat slightly so that one loop is a whole number of frames (seamless loops).
     """
     auto = beat_duration is None
     if auto:
@@ -410,6 +419,8 @@ def plan_pattern(
         raise MotionError(f"bounce energy fraction must be between 0.0025 and 1, got {bounce_frac}")
     if not (math.isfinite(squeeze_beats) and 0.0 <= squeeze_beats < 2.0):
         raise MotionError(f"squeeze beats must be from 0 to 2, got {squeeze_beats}")
+    if not (isinstance(gravity, (int, float)) and math.isfinite(gravity) and 0.1 <= gravity <= 100.0):
+        raise MotionError(f"gravity must be between 0.1 and 100 m/s^2, got {gravity}")
     if not (math.isfinite(floor_drop) and 0.2 <= floor_drop <= 10.0):
         raise MotionError(f"the floor must be 0.2 to 10 m below the hands, got {floor_drop}")
 
@@ -424,6 +435,7 @@ def plan_pattern(
             speed_ratio,
             floor_drop,
             squeeze_beats,
+            gravity,
             dwell_paths,
             juggler_spacing,
             catch_follow,
@@ -475,6 +487,7 @@ def _plan_at(
     restitution: float,
     floor_drop: float,
     squeeze_beats: float,
+    gravity: float,
     dwell_paths: str | tuple[DwellPath, ...],
     juggler_spacing: float,
     catch_follow: float,
@@ -485,8 +498,8 @@ def _plan_at(
     _check_settings(
         beat_duration, dwell_ratio, prop_type, prop_size, chicken_wing, restitution, juggler_spacing
     )
-    if siteswap.num_props <= 0:
-        raise MotionError(f"{siteswap.text!r} has no props to animate")
+    if siteswap.num_props < 0:
+        raise MotionError(f"{siteswap.text!r} has a negative number of props")
     paths = parse_dwell_paths(dwell_paths) if isinstance(dwell_paths, str) else tuple(dwell_paths)
     # gunswap's paths are drawn for its juggler (shoulders 22.5 cm from the centre): fit them to ours.
     width = body.shoulder_half_width / GUNSWAP_SHOULDER_HALF_WIDTH
@@ -533,6 +546,7 @@ def _plan_at(
         body,
         floor_drop,
         squeeze_beats,
+        gravity,
     )
     pattern = planner.build(loop_beats, chicken_wing)
     pattern.auto_beat = auto
@@ -652,6 +666,7 @@ class _Planner:
         body: Body,
         floor_drop: float = FLOOR_DROP_DEFAULT,
         squeeze_beats: float = SQUEEZE_BEATS_DEFAULT,
+        gravity: float = GRAVITY,
     ) -> None:
         self.siteswap = siteswap
         self.throws = throws
@@ -678,6 +693,7 @@ class _Planner:
         else:
             self.hold_offset = np.zeros(3)
         self.squeeze_beats = squeeze_beats
+        self.gravity = gravity
         #: Prop centres touch the floor this high: the floor is floor_drop below the hands.
         self.bounce_plane = body.pattern_height - floor_drop
 
@@ -937,9 +953,10 @@ class _Planner:
                     self.restitution,
                     self.bounce_plane,
                     self._describe(index),
+                    self.gravity,
                 )
             else:
-                arcs = [parabola(t0, t1, p0, p1)]
+                arcs = [parabola(t0, t1, p0, p1, self.gravity)]
             arcs_of[index] = arcs
             spin_of[index] = (turns, axis, q_throw, q_arrive)
 
@@ -975,6 +992,7 @@ class _Planner:
             _hands=hands,
             _tracks=tracks,
             floor_height=self.bounce_plane - self.prop_radius,
+            gravity=self.gravity,
         )
         pattern.reach_warning = _reach_warning(pattern)
         return pattern
@@ -982,7 +1000,7 @@ class _Planner:
     def _throw_lift(self, members: list[int], flight_time: dict, leads: list[float]) -> float:
         index = members[0]
         t0, t1 = flight_time[index]
-        rise = 0.5 * GRAVITY * (t1 - t0)
+        rise = 0.5 * self.gravity * (t1 - t0)
         if self.throws[index].bounce is not None:
             return 0.0
         return min(0.5 * _STROKE_DIP * max(rise, 0.0) * leads[index] * self.tau, _MAX_THROW_LIFT)
@@ -1111,7 +1129,9 @@ class _Planner:
                             is_pass=t.to_juggler != t.juggler,
                             multiplex=len(throw_event[i].members) > 1,
                             bounces=len(arcs) - 1,
-                            arcs=tuple(Ballistic(a.t0 + shift, a.t1 + shift, a.p0, a.v0) for a in arcs),
+                            arcs=tuple(
+                                Ballistic(a.t0 + shift, a.t1 + shift, a.p0, a.v0, a.gravity) for a in arcs
+                            ),
                             spin_turns=turns,
                         )
                     )
@@ -1200,7 +1220,7 @@ def _scoop_bottom(
 
 
 def _shifted(flight: Flight, seconds: float) -> Flight:
-    arcs = tuple(Ballistic(a.t0 + seconds, a.t1 + seconds, a.p0, a.v0) for a in flight.arcs)
+    arcs = tuple(Ballistic(a.t0 + seconds, a.t1 + seconds, a.p0, a.v0, a.gravity) for a in flight.arcs)
     return replace(
         flight, throw_time=flight.throw_time + seconds, catch_time=flight.catch_time + seconds, arcs=arcs
     )

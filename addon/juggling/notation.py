@@ -96,6 +96,17 @@ class _Repeat:
     items: list
     count: int
     column: int
+    #: ``(...*^n)``: each repetition is the part and then its copy with the hands exchanged.
+    mirror: bool = False
+
+
+@dataclass
+class _MirrorMark:
+    """Marks a ``(part*^n)`` repetition: ``copy=False`` where the part starts (its hands are noted),
+    ``copy=True`` where its mirror starts (each juggler starts with the other hand than the part did)."""
+
+    key: int
+    copy: bool
 
 
 @dataclass
@@ -194,6 +205,11 @@ class _Parser:
             self.pos += 1
             items = self.sequence(in_passing=in_passing)
             self.skip_space()
+            mirror = self.peek() == "*"
+            if mirror:
+                # Juggling Lab: (pattern*^n) repeats the part followed by its hands-swapped copy.
+                self.pos += 1
+                self.skip_space()
             if self.peek() != "^":
                 raise self.unexpected()
             self.pos += 1
@@ -208,7 +224,7 @@ class _Parser:
             self.expect(")")
             if not items:
                 raise self.fail("empty repeat", column)
-            return _Repeat(items, count, column)
+            return _Repeat(items, count, column, mirror)
         self.pos += 1
         left = self.multiplex(in_passing)
         self.expect(",")
@@ -247,8 +263,9 @@ class _Parser:
         while True:
             self.skip_space()
             sequence = self.sequence(in_passing=True)
-            if not any(isinstance(item, (_AsyncBeat, _SyncBeat, _Repeat)) for item in sequence):
-                raise self.fail(f"juggler {len(sequences) + 1} has no throws in the passing group")
+            # A group may only assign starting hands (<R|L> before the pattern), but not be empty.
+            if not sequence:
+                raise self.fail(f"juggler {len(sequences) + 1} has nothing in the passing group")
             sequences.append(sequence)
             self.skip_space()
             char = self.peek()
@@ -516,7 +533,7 @@ def _count_beats(items: list, text: str) -> int:
         elif isinstance(item, _SyncBeat):
             beats += 1 if item.short else 2
         elif isinstance(item, _Repeat):
-            beats += item.count * _count_beats(item.items, text)
+            beats += item.count * (2 if item.mirror else 1) * _count_beats(item.items, text)
         elif isinstance(item, _Passing):
             beats += _count_beats(item.sequences[0], text)
         if beats > MAX_BEATS:
@@ -530,12 +547,31 @@ def _flatten(items: list) -> list:
         if isinstance(item, _Repeat):
             inner = _flatten(item.items)
             for _ in range(item.count):
-                flat.extend(inner)
+                if item.mirror:
+                    key = len(flat)
+                    flat += [_MirrorMark(key, False), *inner, _MirrorMark(key, True), *_mirrored(inner)]
+                else:
+                    flat.extend(inner)
         elif isinstance(item, _Passing):
             flat.append(_Passing([_flatten(seq) for seq in item.sequences], item.column))
         else:
             flat.append(item)
     return flat
+
+
+def _mirrored(items: list) -> list:
+    """The items with left and right exchanged (async hands are set by the _MirrorMark before them)."""
+    out: list = []
+    for item in items:
+        if isinstance(item, _SyncBeat):
+            out.append(_SyncBeat(item.right, item.left, item.short, item.column))
+        elif isinstance(item, _HandSpec):
+            out.append(_HandSpec(1 - item.hand, item.column))
+        elif isinstance(item, _Passing):
+            out.append(_Passing([_mirrored(seq) for seq in item.sequences], item.column))
+        else:
+            out.append(item)
+    return out
 
 
 def _juggler_count(items: list, text: str) -> int:
@@ -567,6 +603,8 @@ class _Expander:
         self.text = text
         #: Juggling Lab's "vanilla async": no sync pair, no ``x``, no hand specifier after beat 0.
         self.vanilla = True
+        #: Hands each juggler started a ``(part*^n)`` with, by (mark key, juggler).
+        self.mirror_hands: dict[tuple[int, int], int] = {}
 
     def run(self) -> tuple[list[_Event], int]:
         hands = [RIGHT] * self.jugglers
@@ -585,6 +623,14 @@ class _Expander:
                 self.vanilla = False
             for juggler in jugglers:
                 hands[juggler] = item.hand
+            return beat
+        if isinstance(item, _MirrorMark):
+            self.vanilla = False
+            for juggler in jugglers:
+                if item.copy:
+                    hands[juggler] = 1 - self.mirror_hands[(item.key, juggler)]
+                else:
+                    self.mirror_hands[(item.key, juggler)] = hands[juggler]
             return beat
         if isinstance(item, _AsyncBeat):
             if any(spec.crossing for spec in item.throws):
@@ -712,8 +758,6 @@ def parse_siteswap(text: str) -> Siteswap:
         raise SiteswapError(
             f'"{text}": average of throws {_format_number(total / period)} is not a whole number of props'
         )
-    if total == 0:
-        raise SiteswapError(f'"{text}": the pattern has no props (every throw is 0)')
 
     throws = [_make_throw(event, jugglers) for event in events if event.spec.value > 0]
     throws.sort(key=lambda t: (t.beat, t.juggler, t.hand))
@@ -813,6 +857,10 @@ def siteswap_status(text: str) -> tuple[bool, str]:
 
 @lru_cache(maxsize=256)
 def _status_of_text(text: str) -> tuple[bool, str]:
+    if "=" in text:  # Juggling Lab's key=value parameters: pattern=531;bps=4
+        from .parameters import config_status
+
+        return config_status(text)
     try:
         siteswap = parse_siteswap(text)
     except SiteswapError as error:

@@ -101,21 +101,22 @@ class Ballistic:
     t1: float
     p0: Array
     v0: Array
+    gravity: float = GRAVITY
 
     def at(self, t: float) -> tuple[Array, Array]:
         dt = t - self.t0
         pos = self.p0 + self.v0 * dt
-        pos = pos - np.array([0.0, 0.0, 0.5 * GRAVITY * dt * dt])
-        vel = self.v0 - np.array([0.0, 0.0, GRAVITY * dt])
+        pos = pos - np.array([0.0, 0.0, 0.5 * self.gravity * dt * dt])
+        vel = self.v0 - np.array([0.0, 0.0, self.gravity * dt])
         return pos, vel
 
 
-def parabola(t0: float, t1: float, p0: Array, p1: Array) -> Ballistic:
+def parabola(t0: float, t1: float, p0: Array, p1: Array, gravity: float = GRAVITY) -> Ballistic:
     """The unique gravity arc leaving ``p0`` at ``t0`` and arriving at ``p1`` at ``t1``."""
     duration = t1 - t0
     v0 = (p1 - p0) / duration
-    v0 = v0 + np.array([0.0, 0.0, 0.5 * GRAVITY * duration])
-    return Ballistic(t0, t1, np.asarray(p0, dtype=np.float64), v0)
+    v0 = v0 + np.array([0.0, 0.0, 0.5 * gravity * duration])
+    return Ballistic(t0, t1, np.asarray(p0, dtype=np.float64), v0, gravity)
 
 
 #: Bounce kinds: (thrown upward?, caught while rising?), after gunswap's definitions.
@@ -127,19 +128,21 @@ BOUNCE_KINDS = {
 }
 
 
-def _bounce_durations(v: Array, h0: float, h1: float, count: int, restitution: float) -> tuple[Array, Array]:
+def _bounce_durations(
+    v: Array, h0: float, h1: float, count: int, restitution: float, g: float = GRAVITY
+) -> tuple[Array, Array]:
     """Total flight time for launch speeds ``v`` (up positive): (caught rising, caught falling).
 
     NaN where the prop never climbs back to the catch height after its last bounce.
     """
-    impact = np.sqrt(v * v + 2 * GRAVITY * h0)
-    first = (v + impact) / GRAVITY
-    between = sum(2 * restitution**i * impact / GRAVITY for i in range(1, count))
+    impact = np.sqrt(v * v + 2 * g * h0)
+    first = (v + impact) / g
+    between = sum(2 * restitution**i * impact / g for i in range(1, count))
     rebound = restitution**count * impact
-    disc = rebound * rebound - 2 * GRAVITY * h1
+    disc = rebound * rebound - 2 * g * h1
     root = np.sqrt(np.where(disc >= 0, disc, np.nan))
-    rising = first + between + (rebound - root) / GRAVITY
-    falling = first + between + (rebound + root) / GRAVITY
+    rising = first + between + (rebound - root) / g
+    falling = first + between + (rebound + root) / g
     return rising, falling
 
 
@@ -153,6 +156,7 @@ def solve_bounce(
     restitution: float,
     floor: float,
     what: str,
+    gravity: float = GRAVITY,
 ) -> list[Ballistic]:
     """Arcs of a prop thrown at ``(t0, p0)`` that bounces ``count`` times on the plane ``z = floor``
     (vertical speed scaled by ``restitution`` each bounce) and is caught at ``(t1, p1)``.
@@ -169,11 +173,11 @@ def solve_bounce(
     if h0 <= 0 or h1 <= 0:
         raise MotionError(f"{what}: throw and catch must be above the floor to bounce")
     up, rising = BOUNCE_KINDS[kind]
-    v_max = GRAVITY * duration * 2.0 + 1.0
+    v_max = gravity * duration * 2.0 + 1.0
     preferences = [(up, rising), (up, not rising), (not up, rising), (not up, not rising)]
     for want_up, want_rising in preferences:
         grid = np.linspace(0.0, v_max, 801) if want_up else np.linspace(-v_max, 0.0, 801)
-        rise_t, fall_t = _bounce_durations(grid, h0, h1, count, restitution)
+        rise_t, fall_t = _bounce_durations(grid, h0, h1, count, restitution, gravity)
         values = (rise_t if want_rising else fall_t) - duration
         ok = np.isfinite(values)
         cross = np.nonzero(ok[:-1] & ok[1:] & (np.sign(values[:-1]) != np.sign(values[1:])))[0]
@@ -185,7 +189,7 @@ def solve_bounce(
         f_lo = values[best]
         for _ in range(80):
             mid = 0.5 * (lo + hi)
-            r, f = _bounce_durations(np.array([mid]), h0, h1, count, restitution)
+            r, f = _bounce_durations(np.array([mid]), h0, h1, count, restitution, gravity)
             f_mid = (r if want_rising else f)[0] - duration
             if not np.isfinite(f_mid):
                 break
@@ -193,7 +197,7 @@ def solve_bounce(
                 lo, f_lo = mid, f_mid
             else:
                 hi = mid
-        return _bounce_arcs(t0, t1, p0, p1, 0.5 * (lo + hi), count, restitution, floor)
+        return _bounce_arcs(t0, t1, p0, p1, 0.5 * (lo + hi), count, restitution, floor, gravity)
     raise BounceError(
         f"{what}: no {count}-bounce path reaches the catch in {duration:.2f} s when a bounce keeps "
         f"{restitution:.3g} of the speed; raise the beat duration or the bounciness"
@@ -201,25 +205,33 @@ def solve_bounce(
 
 
 def _bounce_arcs(
-    t0: float, t1: float, p0: Array, p1: Array, v: float, count: int, restitution: float, floor: float
-) -> list[Array]:
+    t0: float,
+    t1: float,
+    p0: Array,
+    p1: Array,
+    v: float,
+    count: int,
+    restitution: float,
+    floor: float,
+    g: float = GRAVITY,
+) -> list[Ballistic]:
     horizontal = (p1 - p0) / (t1 - t0)
     horizontal[2] = 0.0
     h0 = p0[2] - floor
-    impact = math.sqrt(v * v + 2 * GRAVITY * h0)
+    impact = math.sqrt(v * v + 2 * g * h0)
     arcs = []
     start_t = t0
     start_p = np.asarray(p0, dtype=np.float64).copy()
     vz = v
-    bounce_t = t0 + (v + impact) / GRAVITY
+    bounce_t = t0 + (v + impact) / g
     for i in range(1, count + 1):
-        arcs.append(Ballistic(start_t, bounce_t, start_p, np.array([horizontal[0], horizontal[1], vz])))
+        arcs.append(Ballistic(start_t, bounce_t, start_p, np.array([horizontal[0], horizontal[1], vz]), g))
         start_p = start_p + horizontal * (bounce_t - start_t)
         start_p[2] = floor
         start_t = bounce_t
         vz = restitution**i * impact
-        bounce_t = start_t + 2 * vz / GRAVITY
-    arcs.append(Ballistic(start_t, t1, start_p, np.array([horizontal[0], horizontal[1], vz])))
+        bounce_t = start_t + 2 * vz / g
+    arcs.append(Ballistic(start_t, t1, start_p, np.array([horizontal[0], horizontal[1], vz]), g))
     return arcs
 
 

@@ -11,6 +11,7 @@ from .._base import BakeOperator, ProcAnimOperator
 from .blender_data import (
     _ground_plane,
     _matrix,
+    _place_on_ground,
     _select_only,
     _stage,
     body_of,
@@ -103,8 +104,10 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5
         ) * self.size
         faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-        collection = writers.generator_collection(context.scene, "Rigid Pile")
-        _ground_plane(collection)
+        stage = writers.stage_for(context)
+        collection = writers.new_instance(context, "Rigid Pile")
+        if stage.floor:
+            _ground_plane(collection)
         material = writers.principled_material("ProcAnim Crate", (0.8, 0.45, 0.15, 1.0), roughness=0.6)
         cubes = []
         for index in range(self.count):
@@ -118,7 +121,8 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             writers.assign_material(cube, material)
             cubes.append(cube)
         reach = 3 * self.size  # frame where the pile lands, not where the cubes start
-        _stage(context.scene, collection, (-reach, -reach, 0.0), (reach, reach, 1.5 * reach))
+        _stage(context.scene, collection, (-reach, -reach, 0.0), (reach, reach, 1.5 * reach), stage)
+        _place_on_ground(context, collection)
         _select_only(context, cubes)
         self.report({"INFO"}, f"Added {self.count} cubes; press Bake Rigid Pile")
         return {"FINISHED"}

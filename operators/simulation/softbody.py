@@ -11,6 +11,7 @@ from .._base import BakeOperator, ProcAnimOperator
 from .blender_data import (
     _file_name,
     _ground_plane,
+    _place_on_ground,
     _remove_procanim_shape_keys,
     _select_only,
     _stage,
@@ -145,8 +146,10 @@ class PROCANIM_OT_add_softbody_demo(ProcAnimOperator, bpy.types.Operator):
                 "the ball would start in the ground"
             )
         vertices, faces = icosphere(self.subdivisions, self.radius)
-        collection = writers.generator_collection(context.scene, "Soft Body")
-        _ground_plane(collection)
+        stage = writers.stage_for(context)
+        collection = writers.new_instance(context, "Soft Body")
+        if stage.floor:
+            _ground_plane(collection)
         mesh = writers.mesh_from_arrays("Jelly", vertices, faces)
         mesh.polygons.foreach_set("use_smooth", np.ones(len(faces), dtype=bool))
         jelly = writers.new_object("Jelly", mesh, collection)
@@ -158,7 +161,8 @@ class PROCANIM_OT_add_softbody_demo(ProcAnimOperator, bpy.types.Operator):
             ),
         )
         r = self.radius
-        _stage(context.scene, collection, (-2 * r, -2 * r, 0.0), (2 * r, 2 * r, self.height + r))
+        _stage(context.scene, collection, (-2 * r, -2 * r, 0.0), (2 * r, 2 * r, self.height + r), stage)
+        _place_on_ground(context, collection)
         _select_only(context, [jelly])
         self.report({"INFO"}, "Added a jelly ball; press Bake Soft Body")
         return {"FINISHED"}

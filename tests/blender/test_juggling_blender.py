@@ -117,16 +117,18 @@ def test_the_loop_is_seamless(ext):
     np.testing.assert_allclose(beyond, _world_positions(props, [4, 9]), atol=1e-5)
 
 
-def test_running_again_replaces_the_previous_bake():
+def test_running_again_adds_a_second_pattern_and_keeps_the_first():
     bpy.ops.procanim.juggle(siteswap="3")
+    first = sorted(o.name for o in bpy.data.collections[COLLECTION].all_objects)
     bpy.ops.procanim.juggle(siteswap="5", prop_type="ring")
     collections = [c for c in bpy.data.collections if c.name.startswith(COLLECTION)]
-    assert len(collections) == 1
-    assert [o.name for o in _props()] == [f"Ring {i}" for i in range(1, 6)]
-    assert not [o for o in bpy.data.objects if o.name.startswith("Ball")]
-    once = data_counts()
-    bpy.ops.procanim.juggle(siteswap="5", prop_type="ring")
-    assert data_counts() == once
+    assert len(collections) == 2
+    assert sorted(o.name for o in bpy.data.collections[COLLECTION].all_objects) == first
+    assert [o.name for o in _props()] == [f"Ball {i}" for i in range(1, 4)]
+    second = next(c for c in collections if c.name != COLLECTION)
+    assert len([o for o in second.objects if o.name.startswith("Ring")]) == 5
+    # The stage (camera, sun, floor) came with the first pattern only.
+    assert len([o for o in bpy.data.objects if o.type == "CAMERA"]) == 1
 
 
 @pytest.mark.parametrize(
@@ -326,3 +328,22 @@ def test_bezier_spin_keys_follow_the_true_rotation(ext):
     assert in_air.sum() > 10
     dots = np.abs(np.sum(keyed * truth, axis=1))
     assert np.all(dots[in_air] > 1 - 1e-5)  # within about half a degree of the spinning club
+
+
+def test_juggling_lab_parameter_strings_and_zero_prop_patterns(ext):
+    assert bpy.ops.procanim.juggle(siteswap="pattern=531;bps=2.5;colors=red,{0,0,255}") == {"FINISHED"}
+    props = _props()
+    assert len(props) == 3
+    colors = [tuple(p.active_material.diffuse_color)[:3] for p in props]
+    assert colors[0] == pytest.approx((1.0, 0.0, 0.0))
+    assert colors[1] == pytest.approx((0.0, 0.0, 1.0))
+    planned = ext("addon.juggling.parameters").plan_config("pattern=531;bps=2.5", frame_rate=_fps())
+    frames_per_loop = round(planned.loop_duration * _fps())
+    assert planned.beat_duration == pytest.approx(0.4, rel=0.02)
+    assert bpy.context.scene.frame_end == 2 * frames_per_loop
+    # No props: the jugglers are still built, their hands at rest (in a fresh scene: Add adds).
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.procanim.juggle(siteswap="<0|0>") == {"FINISHED"}
+    collection = bpy.data.collections[COLLECTION]
+    assert len([o for o in collection.objects if o.type == "ARMATURE"]) == 2
+    assert not _props()

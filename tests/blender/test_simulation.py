@@ -304,15 +304,21 @@ def test_diverging_rope_names_the_frame_and_writes_nothing():
     assert bpy.context.scene.frame_current == 1
 
 
-def test_add_rope_again_uses_the_moved_default_anchors():
+def test_add_rope_again_between_the_moved_anchors_adds_a_second_rope():
     bpy.ops.procanim.add_rope(frame_count=2, substeps=5, links=4)
-    end = bpy.data.objects["Rope End"]
+    start, end = bpy.data.objects["Rope Start"], bpy.data.objects["Rope End"]
     end.location = (1.5, 0.5, 2.5)
     for obj in bpy.context.view_layer.objects:
         obj.select_set(False)
+    start.select_set(True)
+    end.select_set(True)
+    bpy.context.view_layer.objects.active = end
     assert bpy.ops.procanim.add_rope(frame_count=2, substeps=5, links=4) == {"FINISHED"}
-    rig = bpy.data.objects["Rope Rig"]
-    assert len([o for o in bpy.data.objects if o.name.startswith("Rope Rig")]) == 1
+    rigs = sorted((o for o in bpy.data.objects if o.name.startswith("Rope Rig")), key=lambda o: o.name)
+    assert len(rigs) == 2  # the first rope is kept
+    assert not [o for o in bpy.data.objects if o.name.startswith("Rope Start.")], "no new anchors"
+    rig = bpy.context.view_layer.objects.active
+    assert rig == rigs[1]
     bpy.context.scene.frame_set(1)
     matrix = np.array(rig.matrix_world)
     tail = matrix[:3, :3] @ np.array(rig.pose.bones[-1].tail) + matrix[:3, 3]

@@ -11,8 +11,10 @@ from addon.geometry import (
     fit_plane,
     kabsch,
     polar_rotation,
+    polar_rotation_batch,
     quaternion_to_matrix,
 )
+from addon.quaternions import multiply
 
 
 def random_rotation(rng):
@@ -107,26 +109,100 @@ def test_polar_rotation_recovers_rotation_of_stretched_matrix(seed):
     np.testing.assert_allclose(quaternion_to_matrix(q), rotation, atol=1e-8)
 
 
-def test_polar_rotation_warm_start_converges_in_few_iterations_and_handles_flat_matrices():
+def test_polar_rotation_batch_warm_start_converges_in_few_iterations():
+    """The solvers' fast path: from last frame's rotation a few Müller steps suffice."""
     rng = np.random.default_rng(3)
     rotation = random_rotation(rng)
     q_true = polar_rotation(rotation)
     turned = quaternion_to_matrix(np.r_[np.cos(0.05), np.sin(0.05) * np.array([0.0, 0.6, 0.8])]) @ rotation
     errors = [
-        np.abs(quaternion_to_matrix(polar_rotation(turned, initial=q_true, iterations=k)) - turned).max()
+        np.abs(quaternion_to_matrix(polar_rotation_batch(turned, q_true, iterations=k)) - turned).max()
         for k in (1, 2, 3, 5)
     ]
     assert all(later < 0.5 * earlier for earlier, later in zip(errors, errors[1:], strict=False))
     assert errors[-1] < 1e-3
-    cold = np.abs(quaternion_to_matrix(polar_rotation(turned, iterations=5)) - turned).max()
-    assert errors[-1] < 0.1 * cold
-    np.testing.assert_allclose(
-        quaternion_to_matrix(polar_rotation(turned, initial=q_true)), turned, atol=1e-9
-    )
-    flat = rotation @ np.diag([1.0, 1.0, 0.0])  # rank 2: the plain polar square root fails here
-    np.testing.assert_allclose(quaternion_to_matrix(polar_rotation(flat, iterations=60)), rotation, atol=1e-6)
-    stack = polar_rotation(np.stack([rotation, turned]))
-    assert stack.shape == (2, 4)
+    from_identity = polar_rotation_batch(turned, np.array([1.0, 0.0, 0.0, 0.0]), iterations=5)
+    assert errors[-1] < 0.1 * np.abs(quaternion_to_matrix(from_identity) - turned).max()
+    np.testing.assert_allclose(quaternion_to_matrix(polar_rotation_batch(turned)), turned, atol=1e-12)
+
+
+def _polar_reference(m):
+    """Textbook: U V^T from the SVD (the orthogonal polar factor when det > 0)."""
+    u, _, vt = np.linalg.svd(m)
+    return u @ vt
+
+
+def _random_ill_conditioned(rng, n, max_log_condition=6.0):
+    rotation = quaternion_to_matrix(rng.normal(size=(n, 4)))
+    basis = quaternion_to_matrix(rng.normal(size=(n, 4)))
+    log_condition = rng.uniform(0.0, max_log_condition, size=n)
+    log_condition[:10] = max_log_condition  # always include the worst case
+    middle = rng.uniform(0.0, 1.0, size=n)
+    middle[:5] = 1.0  # the two small singular values equal: the slowest case for the iteration
+    singular = np.stack([np.ones(n), 10.0 ** (-log_condition * middle), 10.0 ** (-log_condition)], axis=1)
+    stretch = basis @ (singular[:, :, None] * np.swapaxes(basis, 1, 2))
+    return rotation @ stretch * 10.0 ** rng.uniform(-3.0, 3.0, size=(n, 1, 1))
+
+
+def test_polar_rotation_at_defaults_matches_svd_on_10000_matrices_up_to_condition_1e6():
+    rng = np.random.default_rng(2026)
+    matrices = _random_ill_conditioned(rng, 10_000)
+    conditions = np.linalg.cond(matrices)
+    assert conditions.max() > 0.9e6
+    rotations = quaternion_to_matrix(polar_rotation(matrices))
+    errors = np.abs(rotations - _polar_reference(matrices)).max(axis=(1, 2))
+    assert errors.max() < 1e-9
+    # one matrix at a time, as a script would call it
+    for m in matrices[:50]:
+        np.testing.assert_allclose(quaternion_to_matrix(polar_rotation(m)), _polar_reference(m), atol=1e-9)
+
+
+def test_polar_rotation_issue_case_well_posed_matrices_from_identity_guess():
+    """The issue's reference set: R @ (A A^T + 0.3 I); 40 plain iterations from identity got half wrong."""
+    rng = np.random.default_rng(17)
+    rotation = quaternion_to_matrix(rng.normal(size=(1000, 4)))
+    a = rng.normal(size=(1000, 3, 3))
+    matrices = rotation @ (a @ np.swapaxes(a, 1, 2) + 0.3 * np.eye(3))
+    np.testing.assert_allclose(quaternion_to_matrix(polar_rotation(matrices)), rotation, atol=1e-9)
+
+
+def test_polar_rotation_bad_warm_start_still_converges_to_the_maximum():
+    """A warm start near a saddle (another stationary rotation) or far away is caught and fixed."""
+    rng = np.random.default_rng(8)
+    matrices = _random_ill_conditioned(rng, 500, max_log_condition=3.0)
+    reference = _polar_reference(matrices)
+    right = polar_rotation(matrices)
+    # Start exactly at a stationary saddle: the right answer times a half turn about an axis of S.
+    _, _, vt = np.linalg.svd(matrices)
+    axis = vt[:, 0, :]
+    half_turn = np.concatenate([np.zeros((len(axis), 1)), axis], axis=1)
+    saddle_start = multiply(right, half_turn)
+    for start in (saddle_start, -right + 0.7 * rng.normal(size=right.shape)):
+        result = polar_rotation(matrices, initial=start, iterations=3)
+        np.testing.assert_allclose(quaternion_to_matrix(result), reference, atol=1e-9)
+
+
+def test_polar_rotation_inverted_and_rank_deficient_matrices():
+    rng = np.random.default_rng(4)
+    rotation = random_rotation(rng)
+    basis = random_rotation(rng)
+    stretch = basis @ np.diag([2.0, 1.0, 0.5]) @ basis.T
+    # det < 0: the nearest proper rotation (smallest singular direction flipped), never a reflection
+    mirrored = rotation @ stretch @ np.diag([1.0, 1.0, -1.0])
+    u, _, vt = np.linalg.svd(mirrored)
+    expected = u @ np.diag([1.0, 1.0, np.linalg.det(u @ vt)]) @ vt
+    result = quaternion_to_matrix(polar_rotation(mirrored))
+    np.testing.assert_allclose(result, expected, atol=1e-9)
+    assert np.linalg.det(result) == pytest.approx(1.0)
+    # rank 2 (flattened): still the unique answer
+    flat = rotation @ np.diag([1.0, 0.5, 0.0])
+    np.testing.assert_allclose(quaternion_to_matrix(polar_rotation(flat)), rotation, atol=1e-9)
+    # not unique (-I, rank 1): some maximiser of trace(R^T M)
+    for m in (-np.eye(3), rotation @ np.diag([1.0, 0.0, 0.0])):
+        best = np.trace(quaternion_to_matrix(polar_rotation(m)).T @ m)
+        trials = quaternion_to_matrix(rng.normal(size=(2000, 4)))
+        assert best >= np.einsum("kij,ij->k", trials, m).max() - 1e-12
+    np.testing.assert_array_equal(polar_rotation(np.zeros((3, 3))), [1.0, 0.0, 0.0, 0.0])
 
 
 def test_polar_rotation_rejects_non_3x3():
