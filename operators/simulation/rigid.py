@@ -6,6 +6,7 @@ from bpy.props import FloatProperty, IntProperty
 
 from ...addon.quaternions import from_matrix as matrix_to_quaternion
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
+from ...addon.simulation.substeps import SubstepLog
 from .. import writers
 from .._base import BakeOperator, ProcAnimOperator
 from .blender_data import (
@@ -18,7 +19,7 @@ from .blender_data import (
     collider_surfaces,
     selected_meshes,
 )
-from .properties import _SolverProperties, simulation_settings
+from .properties import _AutoSubstepProperties, simulation_settings
 
 # --------------------------------------------------------------------------- rigid piles
 
@@ -31,7 +32,7 @@ def _decompose(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return locations, matrix_to_quaternion(rotations), scales
 
 
-class PROCANIM_OT_bake_rigid_pile(_SolverProperties, BakeOperator, bpy.types.Operator):
+class PROCANIM_OT_bake_rigid_pile(_AutoSubstepProperties, BakeOperator, bpy.types.Operator):
     """Drop the selected meshes as rigid bodies (shape-matched clusters) and key their motion"""
 
     bl_idname = "procanim.bake_rigid_pile"
@@ -47,21 +48,25 @@ class PROCANIM_OT_bake_rigid_pile(_SolverProperties, BakeOperator, bpy.types.Ope
 
     def bake(self, context: bpy.types.Context):
         objects = selected_meshes(context)
-        settings = simulation_settings(self, context)
+        # Stacks need this many projections per frame to settle, so Substeps is the floor of the
+        # automatic choice here, which only adds substeps for fast bodies (no tunnelling).
+        settings = simulation_settings(self, context, min_substeps=self.substeps)
         bodies = [body_of(o) for o in objects]
         first = context.scene.frame_start
         colliders = collider_surfaces(context, {o.name for o in objects}, first, settings.frame_count)
         world, samples, offsets = build_rigid_world(bodies, colliders, settings)
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
-        for k, (frame, current) in enumerate(run_frames(world, settings, first), start=1):
+        log = SubstepLog()
+        for k, (frame, current) in enumerate(run_frames(world, settings, first, log), start=1):
             positions[k] = current
             yield k / settings.frame_count, f"frame {frame}"
         motions = [
             rigid_transforms(samples[k], positions[:, offsets[k] : offsets[k + 1]])
             for k in range(len(objects))
         ]
-        return {"names": [o.name for o in objects], "motions": motions, "first": first}
+        note = log.summary() if settings.auto_substeps else ""
+        return {"names": [o.name for o in objects], "motions": motions, "first": first, "note": note}
 
     def write(self, context: bpy.types.Context, result) -> set[str]:
         first = result["first"]
@@ -81,7 +86,8 @@ class PROCANIM_OT_bake_rigid_pile(_SolverProperties, BakeOperator, bpy.types.Ope
         count = len(result["motions"][0][0]) - 1
         if context.scene.frame_end < first + count:
             context.scene.frame_end = first + count
-        self.report({"INFO"}, f"Baked {count} frames of {len(result['names'])} rigid bodies as keyframes")
+        message = f"Baked {count} frames of {len(result['names'])} rigid bodies as keyframes"
+        self.report({"INFO"}, message + (f" ({result['note']})" if result["note"] else ""))
         return {"FINISHED"}
 
 

@@ -6,6 +6,7 @@ from bpy.props import FloatProperty, IntProperty
 
 from ...addon.simulation import SimulationError, write_pc2
 from ...addon.simulation.scenes import build_softbody_world, icosphere, run_frames
+from ...addon.simulation.substeps import SubstepLog
 from .. import writers
 from .._base import BakeOperator, ProcAnimOperator
 from .blender_data import (
@@ -59,7 +60,8 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
         world, offsets, notes = build_softbody_world(bodies, colliders, settings)
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
-        for k, (frame, current) in enumerate(run_frames(world, settings, first), start=1):
+        log = SubstepLog()
+        for k, (frame, current) in enumerate(run_frames(world, settings, first, log), start=1):
             positions[k] = current
             yield k / settings.frame_count, f"frame {frame}"
         return {
@@ -67,7 +69,7 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
             "offsets": offsets,
             "positions": positions,
             "first": first,
-            "notes": notes,
+            "notes": notes + ([log.summary()] if settings.auto_substeps else []),
             "folder": folder,
             "beside_blend": beside_blend,
         }
