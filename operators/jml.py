@@ -65,9 +65,9 @@ class PROCANIM_OT_import_jml(JuggleBaker, bpy.types.Operator, ImportHelper):
         self._use(self._entries[self.entry - 1], self)
         return (yield from super().bake(context))
 
-    def plan(self, fps: float):
+    def plan(self, fps: float, **extra):
         # Planned from the file as read, so that a layout error names the file's own line.
-        return self._entries[self.entry - 1].plan(defaults=planning_options(self), frame_rate=fps)
+        return self._entries[self.entry - 1].plan(defaults=planning_options(self), frame_rate=fps, **extra)
 
     @staticmethod
     def _use(entry: jml.JmlEntry, settings) -> None:
