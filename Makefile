@@ -70,7 +70,7 @@ bench: venvs
 	.venv/bin/python bench/run_all.py
 
 # ---------------------------------------------------------------- release
-wheels/.stamp: .venv/.stamp blender_manifest.toml
+wheels/.stamp: blender_manifest.toml | .venv/.stamp
 	mkdir -p wheels
 	for python in $(WHEEL_PYTHONS); do for platform in $(WHEEL_PLATFORMS); do \
 		.venv/bin/python -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
@@ -79,7 +79,7 @@ wheels/.stamp: .venv/.stamp blender_manifest.toml
 	touch $@
 
 # One zip per platform (Blender's --split-platforms), each validated by Blender's own validator.
-dist/.stamp: .venv/.stamp wheels/.stamp blender_manifest.toml $(shell git ls-files '*.py' '*.toml' 'presets/*' 2>/dev/null)
+dist/.stamp: wheels/.stamp blender_manifest.toml $(shell git ls-files '*.py' '*.toml' 'presets/*' 2>/dev/null) | .venv/.stamp
 	rm -rf dist
 	mkdir -p dist
 	.venv/bin/python $(BLENDER_EXT) build --source-dir . --output-dir dist --valid-tags $(VALID_TAGS) \

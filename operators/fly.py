@@ -228,19 +228,23 @@ def genome_file(path: str, steering: bool = False) -> Path:
     return SHIPPED_STEERING_GENOME if steering else SHIPPED_GENOME
 
 
-def fly_parts(scene: bpy.types.Scene) -> dict[str, bpy.types.Object]:
-    collection = scene.collection.children.get(writers.COLLECTION_PREFIX + COLLECTION)
+def fly_parts(source: bpy.types.Context | bpy.types.Collection | None) -> dict[str, bpy.types.Object]:
+    """The parts of one fly: of an instance collection, or of the fly the user selected."""
+    collection = source
+    if source is not None and not isinstance(source, bpy.types.Collection):
+        collection = writers.selected_instance(source, COLLECTION)
     if collection is None:
         return {}
     return {obj[PART_KEY]: obj for obj in collection.all_objects if PART_KEY in obj}
 
 
 def build_fly(
-    scene: bpy.types.Scene, location=(0.0, 0.0, 0.0), model: FlyModel | None = None
+    context: bpy.types.Context, location=(0.0, 0.0, 0.0), model: FlyModel | None = None
 ) -> dict[str, bpy.types.Object]:
-    """Body and wing objects whose meshes are the simulated box and wing strips (metres)."""
+    """A new fly instance: body and wing objects whose meshes are the simulated box and wing strips
+    (metres), the body at ``location`` (world), selected and active."""
     model = model or FlyModel()
-    collection = writers.generator_collection(scene, COLLECTION)
+    collection = writers.new_instance(context, COLLECTION)
     body_material = writers.principled_material("Fly Body", (0.08, 0.06, 0.05, 1.0), roughness=0.35)
     wing_material = writers.principled_material(
         "Fly Wing", (0.75, 0.85, 0.95, 1.0), roughness=0.1, transmission=0.8
@@ -261,6 +265,7 @@ def build_fly(
         wing.rotation_mode = "QUATERNION"
         wing[PART_KEY] = key
         parts[key] = wing
+    writers.select_only(context, [body], body)
     return parts
 
 
@@ -273,7 +278,7 @@ class PROCANIM_OT_add_fly(ProcAnimOperator, bpy.types.Operator):
 
     location: bpy.props.FloatVectorProperty(
         name="Location",
-        description="Where the fly starts (metres)",
+        description="Where the fly starts, from the 3D cursor (metres)",
         default=(0.0, 0.0, 1.0),
         subtype="TRANSLATION",
     )
@@ -281,8 +286,12 @@ class PROCANIM_OT_add_fly(ProcAnimOperator, bpy.types.Operator):
     def run(self, context: bpy.types.Context) -> set[str]:
         if not np.all(np.isfinite(self.location)):
             raise FlyError("Fly location must be finite")
-        parts = build_fly(context.scene, tuple(self.location))
-        context.view_layer.objects.active = parts["body"]
+        stage = writers.stage_for(context)
+        start = np.asarray(self.location) + np.asarray(context.scene.cursor.location)
+        parts = build_fly(context, tuple(start))
+        if stage.camera:
+            # The fly is 2 cm long and flies off: only a camera that follows it shows it.
+            add_follow_camera(context.scene, parts["body"], float(start[2]) - 0.3, ground=stage.floor)
         self.report({"INFO"}, "Added a fly (body 2 cm long); bake it to watch it fly")
         return {"FINISHED"}
 
@@ -390,7 +399,8 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
         scene = context.scene
         genome = load_genome(genome_file(self.genome_path, steering=bool(self.target)))
         model = FlyModel(aero=genome.aero, asymmetric=genome.asymmetric)
-        body = fly_parts(scene).get("body")
+        body = fly_parts(context).get("body")
+        self._instance = body.users_collection[0].name if body is not None else None
         fps = scene.render.fps / scene.render.fps_base
         frame_start = scene.frame_start
         # the flight starts where (and facing where) the fly is at the first frame, even if already baked
@@ -416,9 +426,10 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
     def write(self, context: bpy.types.Context, flight) -> set[str]:
         model, fps, frame_start, start, _ = self._setup
         scene = context.scene
-        parts = fly_parts(scene)
+        instance = bpy.data.collections.get(self._instance) if self._instance else None
+        parts = fly_parts(instance)
         if not {"body", "wing_r", "wing_l"} <= set(parts):
-            parts = build_fly(scene, tuple(start), model)
+            parts = build_fly(context, tuple(start), model)
         frame_count = int(np.floor(self.duration * fps + 1e-9)) + 1
         frames = frame_start + np.arange(frame_count)
         samples = np.minimum(
@@ -467,10 +478,10 @@ def sample_target(scene: bpy.types.Scene, name: str, frame_start: int, fps: floa
 
 
 def add_follow_camera(
-    scene: bpy.types.Scene, body: bpy.types.Object, ground_height: float
+    scene: bpy.types.Scene, body: bpy.types.Object, ground_height: float, ground: bool = True
 ) -> bpy.types.Object:
     """A camera chasing the body over a checkered floor; baking again reuses them."""
-    existing = fly_parts(scene).get("camera")
+    existing = fly_parts(writers.instance_of(body, COLLECTION)).get("camera")
     if existing is not None:
         scene.camera = existing
         return existing
@@ -490,7 +501,8 @@ def add_follow_camera(
     scene.camera = camera
     if not any(obj.type == "LIGHT" for obj in scene.objects):
         writers.add_sun(collection)
-    add_checker_ground(collection, ground_height)[PART_KEY] = "ground"
+    if ground:
+        add_checker_ground(collection, ground_height)[PART_KEY] = "ground"
     return camera
 
 
@@ -668,7 +680,7 @@ def _cli_bake(args, context) -> None:
 
 def add_looping_target(scene: bpy.types.Scene, duration: float) -> bpy.types.Object:
     """A red bead on a figure-eight in the fly's vertical plane, keyed every frame."""
-    collection = writers.generator_collection(scene, COLLECTION, replace=False)
+    collection = writers.selected_instance(bpy.context, COLLECTION) or scene.collection
     bead = 0.008 * np.array(
         [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float
     )

@@ -303,7 +303,7 @@ def uv_sphere(radius: float, rings: int = 8, segments: int = 12) -> tuple[np.nda
     return vertices, faces
 
 
-def _add_visuals(context, collection, armature, specs, target, reach: float) -> None:
+def _add_visuals(context, collection, armature, specs, target, reach: float, floor: bool = True) -> None:
     """Renderable stand-ins: armatures and empties do not render, meshes do."""
     vertices, faces, owners = arm_skin(specs)
     skin = writers.new_object(
@@ -325,6 +325,8 @@ def _add_visuals(context, collection, armature, specs, target, reach: float) -> 
         ball, writers.principled_material("IK Target", (0.9, 0.1, 0.15, 1.0), emission=2.0)
     )
 
+    if not floor:
+        return
     half = 0.9 * reach
     floor_vertices = [(-half, -half, 0.0), (half, -half, 0.0), (half, half, 0.0), (-half, half, 0.0)]
     floor = writers.new_object(
@@ -351,9 +353,10 @@ class PROCANIM_OT_add_ik_arm(ProcAnimOperator, bpy.types.Operator):
 
     def run(self, context: bpy.types.Context) -> set[str]:
         scene = context.scene
+        stage = writers.stage_for(context)
         specs = _arm_bones(self.bone_count, self.bone_length, self.length_falloff)
         reach = sum(self.bone_length * self.length_falloff**i for i in range(self.bone_count))
-        collection = writers.generator_collection(scene, "IK Arm")
+        collection = writers.new_instance(context, "IK Arm")
         armature = writers.armature_from_bones(context, "IK Arm", specs, collection)
         armature.show_in_front = True
         for index, spec in enumerate(specs):
@@ -372,7 +375,8 @@ class PROCANIM_OT_add_ik_arm(ProcAnimOperator, bpy.types.Operator):
         frames = np.arange(start, end + 1, dtype=np.float64)
         path = target_path(reach, frames, start, end)
         if self.animate_target:
-            writers.set_frame_range(scene, start, end)
+            if stage.frame_range:
+                writers.set_frame_range(scene, start, end)
             writers.write_object_transforms(target, frames, locations=path, interpolation="BEZIER")
         target.location = path[0]
 
@@ -384,11 +388,14 @@ class PROCANIM_OT_add_ik_arm(ProcAnimOperator, bpy.types.Operator):
             direction.parent = target
             direction.rotation_euler = (-math.pi / 2.0, 0.0, 0.0)  # arrow (Z) pointing forward, +Y
 
-        _add_visuals(context, collection, armature, specs, target, reach)
-        writers.add_camera_framing(
-            scene, collection, (-0.45 * reach, 0.0, 0.0), (0.45 * reach, 0.7 * reach, 0.9 * reach)
-        )
-        writers.add_sun(collection)
+        _add_visuals(context, collection, armature, specs, target, reach, floor=stage.floor)
+        if stage.camera:
+            writers.add_camera_framing(
+                scene, collection, (-0.45 * reach, 0.0, 0.0), (0.45 * reach, 0.7 * reach, 0.9 * reach)
+            )
+        if stage.light:
+            writers.add_sun(collection)
+        writers.place_instance(collection, context.scene.cursor.location)
 
         settings = armature.procanim.ik
         settings.tip_bone = specs[-1].name
@@ -400,10 +407,7 @@ class PROCANIM_OT_add_ik_arm(ProcAnimOperator, bpy.types.Operator):
         settings.iterations_per_frame = self.iterations_per_frame
         settings.annealing = self.annealing
 
-        for obj in context.view_layer.objects:
-            obj.select_set(False)
-        armature.select_set(True)
-        context.view_layer.objects.active = armature
+        writers.select_only(context, [armature], armature)
         self.report(
             {"INFO"}, f"Added a {self.bone_count}-bone IK arm, reach {reach:.3g} m; Bake IK solves it"
         )

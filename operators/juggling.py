@@ -155,7 +155,11 @@ def juggling_properties() -> dict:
             min=0.0,
             max=1.0,
         ),
-        "floor": BoolProperty(name="Floor", description="Add a floor plane under the jugglers", default=True),
+        "floor": BoolProperty(
+            name="Floor",
+            description="Add a floor plane under the jugglers when the scene is empty",
+            default=True,
+        ),
     }
 
 
@@ -215,6 +219,7 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         render = context.scene.render
         fps = render.fps / render.fps_base
         frame_start = context.scene.frame_start
+        self._stage = writers.stage_for(context)
         bezier = self.key_style == "BEZIER"
         yield 0.0, "planning"
         pattern = plan_settings(self, frame_rate=fps)
@@ -285,22 +290,29 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
     def write(self, context: bpy.types.Context, result: JuggleBake) -> set[str]:
         scene = context.scene
         pattern = result.pattern
-        collection = writers.generator_collection(scene, COLLECTION)
+        stage = getattr(self, "_stage", None) or writers.stage_for(context)
+        collection = writers.new_instance(context, COLLECTION)
         interpolation = "BEZIER" if self.key_style == "BEZIER" else "LINEAR"
         materials = _body_materials()
         for juggler in range(pattern.num_jugglers):
             _write_juggler(context, collection, result, juggler, materials, interpolation)
         _write_props(collection, result, interpolation)
-        if self.floor:
+        if self.floor and stage.floor:
             _add_floor(collection, pattern)
         # The keys span whole loops, so a Cycles modifier carries the pattern past the frame range.
         for obj in collection.all_objects:
             for fcurve in writers.fcurves_of(obj):
                 fcurve.modifiers.new("CYCLES")
-        _add_camera(scene, collection, result)
-        writers.add_sun(collection)
+        if stage.camera:
+            _add_camera(scene, collection, result)
+        if stage.light:
+            writers.add_sun(collection)
         frames = result.frames
-        writers.set_frame_range(scene, int(frames[0]), int(frames[-1]) - 1)
+        if stage.frame_range:
+            writers.set_frame_range(scene, int(frames[0]), int(frames[-1]) - 1)
+        writers.place_instance(collection, scene.cursor.location)
+        jugglers = [obj for obj in collection.objects if obj.type == "ARMATURE"]
+        writers.select_only(context, jugglers, jugglers[0] if jugglers else None)
         seconds = result.frames_per_loop / result.fps
         self.report(
             {"INFO"},

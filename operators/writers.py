@@ -387,6 +387,133 @@ def generator_collection(scene: bpy.types.Scene, name: str, replace: bool = True
     return collection
 
 
+INSTANCE_KEY = "procanim_generator"
+
+
+def new_instance(context: bpy.types.Context, name: str) -> bpy.types.Collection:
+    """A new, empty collection "ProcAnim <name>" for one Add (Blender numbers repeats: ``.001``).
+
+    It goes into the active collection, as Blender's own Add does, unless that is another ProcAnim
+    instance (then the scene's master collection), and is tagged so bakes can find the instance of
+    a selected object.
+    """
+    full_name = name if name.startswith(COLLECTION_PREFIX) else COLLECTION_PREFIX + name
+    collection = bpy.data.collections.new(full_name)
+    collection[INSTANCE_KEY] = name.removeprefix(COLLECTION_PREFIX)
+    parent = context.scene.collection
+    layer = context.view_layer.active_layer_collection if context.view_layer else None
+    if layer is not None and not layer.exclude and INSTANCE_KEY not in layer.collection:
+        parent = layer.collection
+    parent.children.link(collection)
+    return collection
+
+
+def instance_of(obj: bpy.types.Object | None, generator: str | None = None) -> bpy.types.Collection | None:
+    """The ProcAnim instance collection ``obj`` belongs to (of ``generator``, if given), or None."""
+    if obj is None:
+        return None
+    for collection in obj.users_collection:
+        kind = collection.get(INSTANCE_KEY)
+        if kind is not None and (generator is None or kind == generator):
+            return collection
+    if obj.parent is not None:
+        return instance_of(obj.parent, generator)
+    return None
+
+
+def selected_instance(context: bpy.types.Context, generator: str) -> bpy.types.Collection | None:
+    """The instance of ``generator`` the user means: the active object's, else a selected object's."""
+    found = instance_of(context.active_object, generator)
+    if found is None:
+        for obj in getattr(context, "selected_objects", None) or ():
+            found = instance_of(obj, generator)
+            if found is not None:
+                break
+    return found
+
+
+def place_instance(collection: bpy.types.Collection, offset: ArrayLike) -> None:
+    """Move what an Add built around the origin to ``offset`` (the 3D cursor).
+
+    Only objects without a parent move; their location keys move with them, so animation made
+    around the origin plays at the cursor. Children follow their parents.
+    """
+    delta = np.asarray(offset, dtype=np.float64).reshape(3)
+    if not np.isfinite(delta).all():
+        raise ProcAnimError("the 3D cursor is not at a finite location")
+    if not delta.any():
+        return
+    for obj in collection.all_objects:
+        if obj.parent is not None:
+            continue
+        for fcurve in fcurves_of(obj):
+            if fcurve.data_path == "location":
+                _shift_keys(fcurve, float(delta[fcurve.array_index]))
+        obj.location = np.asarray(obj.location) + delta
+
+
+def _shift_keys(fcurve: bpy.types.FCurve, amount: float) -> None:
+    points = fcurve.keyframe_points
+    if not len(points) or amount == 0.0:
+        return
+    for attribute in ("co", "handle_left", "handle_right"):
+        values = np.empty(2 * len(points), dtype=np.float32)
+        points.foreach_get(attribute, values)
+        values[1::2] += amount
+        points.foreach_set(attribute, values)
+    fcurve.update()
+
+
+def select_only(context: bpy.types.Context, objects: Iterable[bpy.types.Object],
+                active: bpy.types.Object | None = None) -> None:
+    """Select exactly ``objects`` and make ``active`` the active object, as Blender's Add does."""
+    view_layer = context.view_layer
+    for obj in view_layer.objects:
+        if obj.select_get():
+            obj.select_set(False)
+    for obj in objects:
+        try:
+            obj.select_set(True, view_layer=view_layer)
+        except RuntimeError:  # not in this view layer (an excluded collection): leave it
+            pass
+    if active is not None:
+        try:
+            view_layer.objects.active = active
+        except (RuntimeError, ValueError):
+            pass
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What an Add may create besides the generator's own objects, decided before it adds anything.
+
+    An empty scene gets a camera, a light, a floor and the frame range, so add-then-render works; a
+    scene the user built keeps its camera, lights and frame range (a camera or light is added only
+    where it has none), and no floor appears under their set.
+    """
+
+    camera: bool
+    light: bool
+    floor: bool
+    frame_range: bool
+
+
+def stage_for(context: bpy.types.Context) -> Stage:
+    from .preferences import preferences
+
+    scene = context.scene
+    prefs = preferences(context)
+    add_camera = prefs.add_camera if prefs is not None else True
+    add_floor = prefs.add_floor if prefs is not None else True
+    empty = len(scene.objects) == 0
+    return Stage(
+        camera=add_camera and scene.camera is None,
+        light=add_camera and not any(obj.type == "LIGHT" for obj in scene.objects),
+        floor=add_floor and empty,
+        frame_range=empty,
+    )
+
+
 def clear_collection(collection: bpy.types.Collection) -> None:
     """Delete everything in ``collection`` (recursively) and the data nothing else uses."""
     objects = list(collection.all_objects)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import bpy
 from bpy.props import PointerProperty
 
-from . import dancer, fly, ik, juggling, main, mirrors, simulation
+from . import dancer, fly, ik, juggling, main, mirrors, preferences, simulation
 
 # The sidebar shows the sub-panels in this order, the flagship first.
-MODULES = (main, juggling, ik, simulation, mirrors, dancer, fly)
+MODULES = (preferences, main, juggling, ik, simulation, mirrors, dancer, fly)
 
 
 def _settings_group(class_name: str, entries: list[tuple[str, type]], doc: str) -> type:

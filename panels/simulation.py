@@ -71,8 +71,13 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         solver = layout.box().column()
         solver.use_property_split = True
         solver.label(text="Solver", icon="PHYSICS")
-        for name in ("frame_count", "substeps", "iterations", "solver", "stretch_compliance", "damping",
-                     "friction", "particle_radius", "use_ground"):  # fmt: skip
+        solver.prop(settings, "frame_count")
+        solver.prop(settings, "auto_substeps")
+        if settings.auto_substeps:
+            solver.prop(settings, "max_stretch")
+        solver.prop(settings, "substeps")
+        for name in ("iterations", "solver", "stretch_compliance", "damping", "friction", "particle_radius",
+                     "use_ground"):  # fmt: skip
             solver.prop(settings, name)
         if settings.use_ground:
             solver.prop(settings, "ground_height")

@@ -96,6 +96,60 @@ def level_height_minus_drift(flight: Flight) -> np.ndarray:
     return _finish(flight, 5.0 * climb - penalty)
 
 
+HOVER_DRIFT = 0.02  # m: mean distance from the start a hovering fly may drift
+HOVER_ALTITUDE = 0.05  # m: how far from the start altitude it may end up
+HOVER_TILT_SPREAD = 0.1  # rad: standard deviation of the tilt after the first second
+HOVER_TILT_SWING = 0.3  # rad: largest departure of the tilt from its mean
+SETTLE_TIME = 1.0  # s: the tilt is judged after this (shorter flights: after their first tenth)
+
+
+def settled_tilts(flight: Flight) -> np.ndarray:
+    """(m, T') tilts after the settling time (after the first tenth of a flight shorter than 2 s)."""
+    duration = float(flight.times[-1])
+    settle = SETTLE_TIME if duration >= 2.0 * SETTLE_TIME else 0.1 * duration
+    return tilts(flight)[:, flight.times >= settle]
+
+
+def hover_scores(flight: Flight) -> dict[str, np.ndarray]:
+    """The hover criteria of issue 15, per fly: mean 3D drift, largest altitude error, tilt spread
+    (standard deviation) and swing (largest departure from the mean), tilts after settling."""
+    offsets = flight.positions - flight.start[:, None]
+    tilt = settled_tilts(flight)
+    return {
+        "drift": np.linalg.norm(offsets, axis=2).mean(axis=1),
+        "altitude": np.abs(offsets[..., 2]).max(axis=1),
+        "tilt_spread": tilt.std(axis=1),
+        "tilt_swing": np.abs(tilt - tilt.mean(axis=1, keepdims=True)).max(axis=1),
+        "tilt_mean": tilt.mean(axis=1),
+    }
+
+
+def hold_level(flight: Flight) -> np.ndarray:
+    """Hover in place with a steady body: minus the mean of drift, altitude error, tilt spread and
+    tilt swing, each divided by its limit (HOVER_*): 0 is a perfect hover and a fly scoring
+    -1 sits on the limits on average.
+
+    The mean tilt itself is free: it is the fly's own hover attitude, only its steadiness counts.
+    """
+    scores = hover_scores(flight)
+    penalty = (
+        scores["drift"] / HOVER_DRIFT
+        + scores["altitude"] / HOVER_ALTITUDE
+        + scores["tilt_spread"] / HOVER_TILT_SPREAD
+        + scores["tilt_swing"] / HOVER_TILT_SWING
+    ) / 4.0
+    return _finish(flight, -penalty)
+
+
+def final_distance_to_target(flight: Flight) -> np.ndarray:
+    """Distance between the fly and the target at the end of the flight."""
+    if flight.targets is None:
+        from .errors import FlyError
+
+        raise FlyError("The target distance needs a flight simulated with a target")
+    return np.linalg.norm(flight.positions[:, -1] - flight.targets[None, -1], axis=1)
+
+
 def mean_lateral_drift(flight: Flight) -> np.ndarray:
     """Mean horizontal distance from the start point over the flight."""
     return np.linalg.norm(lateral_offsets(flight), axis=2).mean(axis=1)
@@ -119,6 +173,7 @@ FITNESS_FUNCTIONS: dict[str, Callable[[Flight], np.ndarray]] = {
     "upright_height_minus_drift": upright_height_minus_drift,
     "level_height_minus_drift": level_height_minus_drift,
     "toward_target": toward_target,
+    "hold_level": hold_level,
 }
 
 

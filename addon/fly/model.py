@@ -19,6 +19,9 @@ from .errors import FlyError
 
 ANGLE_NAMES: tuple[str, ...] = ("flap", "sweep", "pitch")
 MIRROR_X = np.array([-1.0, 1.0, 1.0])
+CONTROL_MODES: tuple[str, ...] = ("direct", "stroke")  # paper: network sets wing angles / stroke generator
+SIZES: tuple[str, ...] = ("fruit_fly", "cartoon")
+PLANFORMS: tuple[str, ...] = ("rectangle", "ellipse")
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,20 @@ class FlyModel:
     spin_scale: float = 20.0
     blowup_speed: float = 50.0  # m/s; beyond this (or non-finite) the fly is retired
     blowup_spin: float = 5000.0  # rad/s
+    control: str = "direct"  # "direct" (paper: next wing angles) or "stroke" (pattern generator)
+    size: str = "cartoon"  # preset name this model was built from (recorded in genome files)
+    planform: str = "rectangle"  # "ellipse": chord(r) of a half ellipse, wing_chord its largest chord
+    time_step: float = 0.001  # s: the default physics step (stroke mode must resolve the wing beat)
+    # stroke generator ranges (network outputs -1..1 map linearly onto them), per wing
+    frequency_range: tuple[float, float] = (8.0, 30.0)  # Hz
+    amplitude_range: tuple[float, float] = (1.0, 2.9)  # rad, peak to peak stroke angle
+    mean_stroke_range: tuple[float, float] = (-0.5, 0.5)  # rad, stroke centre (forward positive)
+    mid_pitch_range: tuple[float, float] = (0.3, 1.3)  # rad, angle of attack at mid-stroke
+    rotation_timing_range: tuple[float, float] = (-0.8, 0.8)  # rad of phase, advanced rotation positive
+    stroke_deviation: float = 0.1  # rad, figure-eight deviation out of the stroke plane
+    rotation_sharpness: float = 3.0  # how square the pitch wave is (tanh gain; 0 would be a sine)
+    parameter_lag: float = 0.002  # s, first-order lag of the stroke parameters behind the network
+    rotational_lift: bool = True  # Sane & Dickinson 2002 rotational circulation in quasi-steady aero
 
     def __post_init__(self) -> None:
         positive = {
@@ -68,18 +85,78 @@ class FlyModel:
             raise FlyError(f"Unknown aerodynamics '{self.aero}': use 'drag' or 'quasi_steady'")
         if min(self.max_angle) <= 0 or min(self.max_speed) <= 0:
             raise FlyError("Wing angle and speed limits must be positive")
+        if self.control not in CONTROL_MODES:
+            raise FlyError(f"Unknown control mode '{self.control}': use one of {', '.join(CONTROL_MODES)}")
+        if self.planform not in PLANFORMS:
+            raise FlyError(f"Unknown wing planform '{self.planform}': use one of {', '.join(PLANFORMS)}")
+        if not (np.isfinite(self.time_step) and 0 < self.time_step <= 0.01):
+            raise FlyError(f"Fly time step must be in (0, 10 ms], got {self.time_step}")
+        low, high = self.frequency_range
+        if not (np.isfinite(low) and np.isfinite(high) and 0 < low < high <= 1000):
+            raise FlyError(f"Wing-beat frequency range must be 0 < low < high <= 1000 Hz, got {low}..{high}")
+
+    @classmethod
+    def fruit_fly(cls, **changes) -> FlyModel:
+        """Drosophila at real scale (about 1 mg, 2.5 mm wings, wing beats near 220 Hz).
+
+        Numbers from the physics notes (section 3.2): body 1.0 mg, each wing about 2 ug with an
+        elliptic planform of 2.0 mm^2; the stroke generator beats 150-250 Hz, so the physics step
+        is 0.2 ms (about 23 samples per beat at 220 Hz, 20 at 250 Hz; halving it changes the mean
+        lift over a beat by well under 1%, pinned by the convergence test).
+        """
+        settings = dict(
+            body_size=(0.001, 0.0025, 0.001),
+            body_mass=1.0e-6,
+            wing_mass=2.0e-9,
+            hinge=(0.0005, 0.0, 0.0004),  # wing bases right above the centre of mass
+            wing_span=0.0025,
+            wing_chord=0.00102,  # largest chord of the half ellipse: area pi/4 * 2.5 * 1.02 = 2.0 mm^2
+            strips=6,
+            planform="ellipse",
+            aero="quasi_steady",
+            control="stroke",
+            size="fruit_fly",
+            time_step=0.0002,
+            frequency_range=(150.0, 250.0),
+            # centred on hover: 200 Hz with a 2.3 rad (132 degree) stroke lifts the fly's weight,
+            # so a network whose outputs are all zero starts near a hover
+            amplitude_range=(1.6, 3.0),
+            position_scale=0.05,
+            velocity_scale=0.2,
+            spin_scale=20.0,
+            blowup_speed=20.0,
+            blowup_spin=3000.0,
+        )
+        settings.update(changes)
+        return cls(**settings)
+
+    @classmethod
+    def cartoon(cls, **changes) -> FlyModel:
+        """The paper-era "cartoon fly" (2 cm body, 2.5 cm wings), in any control mode."""
+        return cls(**changes)
+
+    @classmethod
+    def preset(cls, size: str, **changes) -> FlyModel:
+        if size not in SIZES:
+            raise FlyError(f"Unknown fly size '{size}': use one of {', '.join(SIZES)}")
+        return cls.fruit_fly(**changes) if size == "fruit_fly" else cls.cartoon(**changes)
 
     @property
     def wings(self) -> int:
         return 2 if self.asymmetric else 1
 
     @property
+    def controls_per_wing(self) -> int:
+        """Network outputs per wing: 3 wing angles (direct) or 5 stroke parameters."""
+        return 5 if self.control == "stroke" else 3
+
+    @property
     def network_inputs(self) -> int:
-        return 12 + 3 * self.wings
+        return 12 + self.controls_per_wing * self.wings
 
     @property
     def network_outputs(self) -> int:
-        return 3 * self.wings
+        return self.controls_per_wing * self.wings
 
     @property
     def total_mass(self) -> float:
@@ -89,13 +166,31 @@ class FlyModel:
         """The three points defining the right wing plane in its hinge frame: hinge, tip, trailing root."""
         return np.array([[0.0, 0.0, 0.0], [self.wing_span, 0.0, 0.0], [0.0, -self.wing_chord, 0.0]])
 
+    def strip_chords(self) -> np.ndarray:
+        """(S,) chord of each spanwise strip at its mid-span (the leading edge is the straight hinge line)."""
+        if self.planform == "rectangle":
+            return np.full(self.strips, self.wing_chord)
+        return planform_chord(self, self.strip_radii())
+
+    def strip_radii(self) -> np.ndarray:
+        return (np.arange(self.strips) + 0.5) * self.wing_span / self.strips
+
     def strip_centres(self) -> np.ndarray:
         """(S, 3) centres of the spanwise strips of the right wing in its hinge frame."""
-        x = (np.arange(self.strips) + 0.5) * self.wing_span / self.strips
-        return np.stack([x, np.full_like(x, -0.5 * self.wing_chord), np.zeros_like(x)], axis=1)
+        x = self.strip_radii()
+        return np.stack([x, -0.5 * self.strip_chords(), np.zeros_like(x)], axis=1)
+
+    def strip_areas(self) -> np.ndarray:
+        return self.strip_chords() * (self.wing_span / self.strips)
 
     def strip_area(self) -> float:
-        return self.wing_span * self.wing_chord / self.strips
+        """Area of one strip of a rectangular wing (the mean strip area otherwise)."""
+        if self.planform == "rectangle":
+            return self.wing_span * self.wing_chord / self.strips
+        return float(self.strip_areas().mean())
+
+    def wing_area(self) -> float:
+        return float(self.strip_areas().sum())
 
     def body_corners(self) -> np.ndarray:
         """(8, 3) box corners in the body frame, right half (x > 0) first then its mirror."""
@@ -112,7 +207,8 @@ class FlyModel:
         """Body-frame inertia tensor (box plus wings as point masses at mid span)."""
         lx, ly, lz = self.body_size
         box = self.body_mass / 12.0 * np.array([ly**2 + lz**2, lx**2 + lz**2, lx**2 + ly**2])
-        mid = np.array(self.hinge) + np.array([0.5 * self.wing_span, -0.5 * self.wing_chord, 0.0])
+        chord = self.wing_chord if self.planform == "rectangle" else float(self.strip_chords().mean())
+        mid = np.array(self.hinge) + np.array([0.5 * self.wing_span, -0.5 * chord, 0.0])
         wings = (
             2.0
             * self.wing_mass
@@ -195,10 +291,17 @@ def body_mesh(model: FlyModel) -> tuple[np.ndarray, list[tuple[int, int, int, in
 
 
 def wing_mesh(model: FlyModel, left: bool = False) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
-    """The wing plate in its hinge frame, one quad per simulated strip (mirrored for the left wing)."""
+    """The wing plate in its hinge frame, one quad per simulated strip (mirrored for the left wing).
+
+    The trailing edge follows the planform whose chord the simulated strips sample at mid-span.
+    """
     x = np.linspace(0.0, model.wing_span, model.strips + 1)
     leading = np.stack([x, np.zeros_like(x), np.zeros_like(x)], axis=1)
-    trailing = leading + np.array([0.0, -model.wing_chord, 0.0])
+    trailing = leading.copy()
+    if model.planform == "rectangle":
+        trailing[:, 1] = -model.wing_chord
+    else:
+        trailing[:, 1] = -planform_chord(model, x)
     vertices = np.concatenate([leading, trailing])
     n = model.strips + 1
     faces = [(i, i + 1, n + i + 1, n + i) for i in range(model.strips)]
@@ -206,6 +309,14 @@ def wing_mesh(model: FlyModel, left: bool = False) -> tuple[np.ndarray, list[tup
         vertices = vertices * MIRROR_X
         faces = [tuple(reversed(face)) for face in faces]
     return vertices, faces
+
+
+def planform_chord(model: FlyModel, radius: np.ndarray) -> np.ndarray:
+    """Chord of the wing outline at spanwise ``radius`` (the strips sample it at their mid-span)."""
+    if model.planform == "rectangle":
+        return np.full_like(np.asarray(radius, dtype=np.float64), model.wing_chord)
+    fraction = np.clip(2.0 * np.asarray(radius, dtype=np.float64) / model.wing_span - 1.0, -1.0, 1.0)
+    return model.wing_chord * np.sqrt(1.0 - fraction**2)
 
 
 def wing_quaternions(model: FlyModel, angles: np.ndarray, left: bool = False) -> np.ndarray:

@@ -15,6 +15,24 @@ from .errors import FlyError
 
 SYMMETRIC_LAYERS: tuple[int, ...] = (15, 20, 20, 3)
 ASYMMETRIC_LAYERS: tuple[int, ...] = (18, 20, 20, 6)
+# stroke mode: 12 body inputs + 5 stroke parameters per wing in, 5 parameters per wing out
+STROKE_SYMMETRIC_LAYERS: tuple[int, ...] = (17, 20, 20, 5)
+STROKE_ASYMMETRIC_LAYERS: tuple[int, ...] = (22, 20, 20, 10)
+# output count -> (control mode, asymmetric)
+OUTPUT_MODES: dict[int, tuple[str, bool]] = {
+    3: ("direct", False),
+    6: ("direct", True),
+    5: ("stroke", False),
+    10: ("stroke", True),
+}
+
+
+def default_layers(control: str = "direct", asymmetric: bool = False) -> tuple[int, ...]:
+    if control == "stroke":
+        return STROKE_ASYMMETRIC_LAYERS if asymmetric else STROKE_SYMMETRIC_LAYERS
+    return ASYMMETRIC_LAYERS if asymmetric else SYMMETRIC_LAYERS
+
+
 ACTIVATIONS: tuple[str, ...] = ("tanh", "sigmoid", "relu")
 
 

@@ -71,6 +71,8 @@ class _Constants:
     strip_x: np.ndarray
     corners: np.ndarray
     face_areas: np.ndarray
+    half_chords: np.ndarray  # (S, 1) half of each strip's chord
+    strip_areas: np.ndarray  # (S, 1)
 
 
 @functools.lru_cache(maxsize=16)
@@ -81,6 +83,8 @@ def _constants(model: FlyModel) -> _Constants:
         model.strip_centres()[:, 0].copy(),
         model.body_corners(),
         model.body_face_areas(),
+        (0.5 * model.strip_chords())[:, None],
+        model.strip_areas()[:, None],
     )
 
 
@@ -110,21 +114,29 @@ def wing_geometry(model: FlyModel, angles: np.ndarray) -> tuple[np.ndarray, np.n
     ``angles`` is (P, 2, 3) (right then left wing) or (P, 1, 3) for a symmetric fly, whose left
     wing is then the exact mirror of the right one.
     """
+    centres, normal, _ = wing_frames(model, angles)
+    return centres, normal
+
+
+def wing_frames(model: FlyModel, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`wing_geometry` plus the chord axes (P, 2, 3), pointing to the leading edge."""
     span, chord, normal = wing_axes(angles)
     constants = _constants(model)
     centres = (
         constants.hinge
         + constants.strip_x[:, None] * span[:, :, None, :]
-        - (0.5 * model.wing_chord) * chord[:, :, None, :]
+        - constants.half_chords * chord[:, :, None, :]
     )  # (P, W, S, 3)
     if angles.shape[1] == 1:
         centres = np.concatenate([centres, centres * MIRROR_X], axis=1)
         normal = np.concatenate([normal, normal * MIRROR_X], axis=1)
+        chord = np.concatenate([chord, chord * MIRROR_X], axis=1)
     else:
         centres[:, 1] *= MIRROR_X
         normal[:, 1] *= MIRROR_X
+        chord[:, 1] *= MIRROR_X
     count, _, strips, _ = centres.shape
-    return centres.reshape(count, 2 * strips, 3), normal
+    return centres.reshape(count, 2 * strips, 3), normal, chord
 
 
 def loads(
@@ -136,6 +148,7 @@ def loads(
     normals: np.ndarray,
     centre_velocity: np.ndarray,
     gravity: float | None = None,
+    rotation: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Net force and torque about the centre of mass, both (P, 3) in world axes.
 
@@ -145,6 +158,8 @@ def loads(
     to the body from the wing's own rotation about its hinge.
     Right wing, left wing, right and left body halves are summed separately, so a mirror-symmetric
     fly cancels exactly (floating-point sums of mirrored terms in the same order are exact negatives).
+    rotation: optional (chords (P, 2, 3) body frame, pitch_rate (P, 2) rad/s); with quasi-steady
+    aerodynamics it adds the rotational force of Sane & Dickinson 2002 (see :func:`rotational_force`).
     """
     count = velocity.shape[0]
     strips = centres.shape[1] // 2
@@ -159,7 +174,7 @@ def loads(
     wing_velocity = point_velocity[:, :wing_points].reshape(count, 2, strips, 3)
     wing_speed = speed[:, :wing_points].reshape(count, 2, strips, 1)
     normal_velocity = _dot(normal, wing_velocity)[..., None]
-    half_rho_area = 0.5 * model.air_density * model.strip_area()
+    half_rho_area = 0.5 * model.air_density * constants.strip_areas  # (S, 1)
     if model.aero == "drag":
         drag_coefficient = model.wing_drag_max * np.abs(normal_velocity) / np.maximum(wing_speed, 1e-12)
         wing_force = -half_rho_area * drag_coefficient * np.abs(normal) * wing_velocity * wing_speed
@@ -173,6 +188,11 @@ def loads(
         wing_force = half_rho_area * (
             lift_coefficient * wing_speed**2 * lift_direction - drag_coefficient * wing_speed * wing_velocity
         )
+        if rotation is not None and model.rotational_lift:
+            chords, pitch_rate = rotation
+            wing_force = wing_force + rotational_force(
+                model, chords @ axes, pitch_rate, normal, wing_velocity
+            )
     projected = constants.face_areas @ np.abs(axes)  # (P, 3) box area per world axis
     body_force = (
         (-0.0625 * model.air_density * model.body_drag)
@@ -190,6 +210,59 @@ def loads(
     g = model.gravity if gravity is None else gravity
     total_force[:, 2] -= model.total_mass * g
     return total_force, total_torque
+
+
+ROTATION_AXIS = 0.0  # chord fraction from the leading edge of the pitch axis (the wings pitch about it)
+ROTATIONAL_COEFFICIENT = np.pi * (0.75 - ROTATION_AXIS)  # Sane & Dickinson 2002: C_rot = pi (3/4 - x0)
+
+
+def rotational_force(
+    model: FlyModel, chords: np.ndarray, pitch_rate: np.ndarray, normal: np.ndarray, wing_velocity: np.ndarray
+) -> np.ndarray:
+    """Rotational circulation force per strip (P, 2, S, 3), normal to the wing.
+
+    Sane & Dickinson 2002: dF = C_rot rho U omega c^2 dr along the normal, enhancing the
+    translational normal force when the wing pitches its leading edge up into the flow (so a
+    rotation advanced ahead of stroke reversal adds lift and a delayed one takes it away, as in
+    Dickinson 1999). With chord axis c (to the leading edge), flow -v and pitch rate omega about
+    the span, the signed form is C_rot rho c^2 omega (c . v) n.
+    """
+    constants = _constants(model)
+    chord_squared = (2.0 * constants.half_chords) ** 2  # (S, 1)
+    along = _dot(chords[:, :, None, :], wing_velocity)[..., None]  # (P, 2, S, 1)
+    scale = ROTATIONAL_COEFFICIENT * model.air_density * (model.wing_span / model.strips)
+    return scale * chord_squared * pitch_rate[:, :, None, None] * along * normal
+
+
+def integrate_body(
+    position: np.ndarray,
+    velocity: np.ndarray,
+    axes: np.ndarray,
+    spin: np.ndarray,
+    force: np.ndarray,
+    torque: np.ndarray,
+    mass: float,
+    inertia: np.ndarray,
+    dt: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One semi-implicit Euler step of the rigid body (world force / torque); returns the new
+    position, velocity, axes (rows: body axes in world) and world spin."""
+    velocity = velocity + force * (dt / mass)
+    position = position + velocity * dt
+    body_spin = (axes @ spin[..., None])[..., 0]
+    body_torque = (axes @ torque[..., None])[..., 0]
+    body_spin = body_spin + (body_torque - _cross(body_spin, body_spin * inertia)) / inertia * dt
+    spin = (body_spin[:, None] @ axes)[:, 0]
+    # Rodrigues on the axis rows, u = spin dt:
+    # a' = a + sin(t)/t (u x a) + (1 - cos t)/t^2 (u x (u x a))
+    turn = spin * dt
+    angle = np.sqrt(_dot(turn, turn))
+    small = angle < 1e-8
+    sine_term = np.where(small, 1.0, np.sin(angle) / np.where(small, 1.0, angle))
+    cosine_term = np.where(small, 0.5, (1.0 - np.cos(angle)) / np.where(small, 1.0, angle**2))
+    once = _cross(turn[:, None], axes)
+    axes = axes + sine_term[:, None, None] * once + cosine_term[:, None, None] * _cross(turn[:, None], once)
+    return position, velocity, axes, spin
 
 
 def network_controller(genomes: np.ndarray, layers, activation: str) -> Controller:
@@ -219,7 +292,7 @@ def simulate_steps(
     controller: Controller,
     count: int,
     duration: float = 3.0,
-    dt: float = 0.001,
+    dt: float | None = None,
     control_dt: float = 0.01,
     model: FlyModel | None = None,
     start=None,
@@ -232,6 +305,9 @@ def simulate_steps(
     network's position input is the offset from the target instead of from the start.
     """
     model = model or FlyModel()
+    if model.control != "direct":
+        raise FlyError("simulate_steps drives wing angles directly; use stroke.simulate_stroke_steps")
+    dt = model.time_step if dt is None else float(dt)
     if not (np.isfinite(duration) and duration > 0 and np.isfinite(dt) and dt > 0):
         raise FlyError(f"Flight duration and time step must be positive, got {duration} s and {dt} s")
     steps = int(round(duration / dt))
@@ -329,24 +405,8 @@ def simulate_steps(
             force, torque = loads(model, velocity, axes, spin, centres, normals, centre_velocity)
             force[blown], torque[blown] = 0.0, 0.0
 
-            velocity = velocity + force * (dt / mass)
-            position = position + velocity * dt
-            body_spin = (axes @ spin[..., None])[..., 0]
-            body_torque = (axes @ torque[..., None])[..., 0]
-            body_spin = body_spin + (body_torque - _cross(body_spin, body_spin * inertia)) / inertia * dt
-            spin = (body_spin[:, None] @ axes)[:, 0]
-            # Rodrigues on the axis rows, u = spin dt:
-            # a' = a + sin(t)/t (u x a) + (1 - cos t)/t^2 (u x (u x a))
-            turn = spin * dt
-            angle = np.sqrt(_dot(turn, turn))
-            small = angle < 1e-8
-            sine_term = np.where(small, 1.0, np.sin(angle) / np.where(small, 1.0, angle))
-            cosine_term = np.where(small, 0.5, (1.0 - np.cos(angle)) / np.where(small, 1.0, angle**2))
-            once = _cross(turn[:, None], axes)
-            axes = (
-                axes
-                + sine_term[:, None, None] * once
-                + cosine_term[:, None, None] * _cross(turn[:, None], once)
+            position, velocity, axes, spin = integrate_body(
+                position, velocity, axes, spin, force, torque, mass, inertia, dt
             )
             if step % chunk == 0:
                 yield step / steps
@@ -382,7 +442,7 @@ def simulate_controlled(controller: Controller, count: int, **options) -> Flight
 def simulate(
     genomes,
     duration: float = 3.0,
-    dt: float = 0.001,
+    dt: float | None = None,
     control_dt: float = 0.01,
     *,
     layers=None,
@@ -392,7 +452,12 @@ def simulate(
     target=None,
     record_every: int = 1,
 ) -> Flight:
-    """Fly every genome (a Genome, a (G,) array or a (P, G) stack) in one vectorised simulation."""
+    """Fly every genome (a Genome, a (G,) array or a (P, G) stack) in one vectorised simulation.
+
+    A Genome (or a list of them) flies the fly it was trained for (its control mode, size and
+    aerodynamics), so ``simulate([load_genome(path)], duration=30.0)`` needs nothing else; ``dt``
+    defaults to that fly's time step.
+    """
     return run_to_end(
         simulate_genomes_steps(
             genomes,
@@ -412,7 +477,7 @@ def simulate(
 def simulate_genomes_steps(
     genomes,
     duration: float = 3.0,
-    dt: float = 0.001,
+    dt: float | None = None,
     control_dt: float = 0.01,
     *,
     layers=None,
@@ -423,22 +488,44 @@ def simulate_genomes_steps(
     record_every: int = 1,
 ) -> Generator[float, None, Flight]:
     from .genome import Genome, as_genome_stack
+    from .network import OUTPUT_MODES
 
-    aero = genomes.aero if isinstance(genomes, Genome) else "drag"
+    first = genomes[0] if isinstance(genomes, (list, tuple)) and genomes else genomes
     stack, layers, activation, asymmetric = as_genome_stack(genomes, layers, activation)
-    model = model or FlyModel(asymmetric=asymmetric, aero=aero)
+    control = OUTPUT_MODES[layers[-1]][0]
+    if model is None:
+        if isinstance(first, Genome):
+            model = first.model()
+        else:
+            size = "fruit_fly" if control == "stroke" else "cartoon"
+            model = FlyModel.preset(
+                size,
+                control=control,
+                asymmetric=asymmetric,
+                **({} if control == "stroke" else {"aero": "drag"}),
+            )
     if (
         model.asymmetric != asymmetric
+        or model.control != control
         or layers[0] != model.network_inputs
         or layers[-1] != model.network_outputs
     ):
         raise FlyError(
             f"Network layers {list(layers)} do not fit a fly with {model.network_inputs} inputs "
-            f"and {model.network_outputs} outputs"
+            f"and {model.network_outputs} outputs ({model.control} control)"
         )
     controller = network_controller(stack, layers, activation)
+    step = model.time_step if dt is None else dt
+    if control == "stroke":
+        from .stroke import simulate_stroke_steps
+
+        return (
+            yield from simulate_stroke_steps(
+                controller, stack.shape[0], duration, step, control_dt, model, start, target, record_every
+            )
+        )
     return (
         yield from simulate_steps(
-            controller, stack.shape[0], duration, dt, control_dt, model, start, target, record_every
+            controller, stack.shape[0], duration, step, control_dt, model, start, target, record_every
         )
     )

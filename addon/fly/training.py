@@ -6,7 +6,7 @@ and stop (ESC) between chunks; the best genome so far is always available.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,10 +17,11 @@ from .fitness import FITNESS_FUNCTIONS
 from .ga import Population, check_rates, mean_fitness
 from .genome import Genome, save_genome
 from .model import FlyModel
-from .network import ASYMMETRIC_LAYERS, SYMMETRIC_LAYERS
+from .network import default_layers
 from .simulate import simulate_genomes_steps
 
 TARGET_REACH = 0.3  # m: steering targets are drawn this far from the start in each free direction
+TARGET_REACH_BY_SIZE = {"cartoon": TARGET_REACH, "fruit_fly": 0.05}
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,10 @@ class TrainingConfig:
     activation: str = "tanh"
     aero: str = "drag"
     asymmetric: bool = False
+    control: str = "direct"  # "stroke": the wing-beat pattern generator
+    size: str = ""  # "" = the control mode's own default: fruit_fly for stroke, cartoon for direct
+    starts: int = 1  # start offsets per genome; a genome scores its worst (a robust controller)
+    start_spread: float = 0.0  # m: start offsets drawn this far from the hover point per axis
 
     def check(self) -> None:
         if self.fitness not in FITNESS_FUNCTIONS:
@@ -51,13 +56,28 @@ class TrainingConfig:
         if not (np.isfinite(self.mutation_sigma) and self.mutation_sigma > 0):
             raise FlyError(f"Mutation sigma must be positive, got {self.mutation_sigma}")
         check_rates(self.crossover, self.mutation_rate, 0.1, 0.05, self.mutation)
+        if self.starts < 1 or not (np.isfinite(self.start_spread) and self.start_spread >= 0):
+            raise FlyError("Use at least one start point and a non-negative start spread")
+        self.model()
 
     @property
     def layers(self) -> tuple[int, ...]:
-        return ASYMMETRIC_LAYERS if self.asymmetric else SYMMETRIC_LAYERS
+        return default_layers(self.control, self.asymmetric)
+
+    @property
+    def fly_size(self) -> str:
+        return self.size or ("fruit_fly" if self.control == "stroke" else "cartoon")
 
     def model(self) -> FlyModel:
-        return FlyModel(aero=self.aero, asymmetric=self.asymmetric)
+        return FlyModel.preset(
+            self.fly_size, aero=self.aero, asymmetric=self.asymmetric, control=self.control
+        )
+
+    def settings(self) -> dict:
+        """Everything that determines the training, as JSON-ready values (recorded in the genome)."""
+        from dataclasses import asdict
+
+        return asdict(self)
 
 
 @dataclass
@@ -92,7 +112,59 @@ def new_population(config: TrainingConfig, resume: str | Path | None = None) -> 
 
 def _target_path(rng: np.random.Generator, config: TrainingConfig, steps: int) -> np.ndarray:
     free = np.array([1.0 if config.asymmetric else 0.0, 1.0, 1.0])  # a symmetric fly cannot side-step
-    return np.broadcast_to(rng.uniform(-TARGET_REACH, TARGET_REACH, 3) * free, (steps + 1, 3))
+    reach = TARGET_REACH_BY_SIZE[config.fly_size]
+    return np.broadcast_to(rng.uniform(-reach, reach, 3) * free, (steps + 1, 3))
+
+
+def start_offsets(config: TrainingConfig) -> np.ndarray:
+    """(starts, 3) start points (fixed by the seed): the first is the origin, the others spread."""
+    rng = np.random.default_rng([config.seed, 11])
+    offsets = rng.uniform(-config.start_spread, config.start_spread, (config.starts, 3))
+    offsets[0] = 0.0
+    return offsets
+
+
+def flight_steps(config: TrainingConfig) -> int:
+    return int(round(config.duration / config.model().time_step))
+
+
+def evaluation_steps(
+    genomes: np.ndarray, config: TrainingConfig, target: np.ndarray | None = None
+) -> Generator[float, None, np.ndarray]:
+    """Score a stack of genomes (P, G): yields progress in [0, 1], returns (P,) fitness.
+
+    Each genome flies from every start offset (``config.starts``) and keeps its worst score. Every
+    fly's arithmetic is independent of the others', so any split of the population into chunks
+    scores each genome exactly as the whole population would (what Dask training relies on).
+    """
+    measure = FITNESS_FUNCTIONS[config.fitness]
+    offsets = start_offsets(config)
+    count = genomes.shape[0]
+    stack = np.repeat(genomes, len(offsets), axis=0)
+    starts = np.tile(offsets, (count, 1))
+    flight = yield from simulate_genomes_steps(
+        stack,
+        config.duration,
+        layers=config.layers,
+        activation=config.activation,
+        model=config.model(),
+        start=starts,
+        target=target,
+    )
+    scores = measure(flight).reshape(count, len(offsets))
+    return scores.min(axis=1)
+
+
+def evaluate_genomes(
+    genomes: np.ndarray, config: TrainingConfig, target: np.ndarray | None = None
+) -> np.ndarray:
+    """Blocking :func:`evaluation_steps` (what a Dask worker runs on its chunk)."""
+    from .simulate import run_to_end
+
+    return run_to_end(evaluation_steps(np.asarray(genomes, dtype=np.float64), config, target))
+
+
+Evaluator = Callable[[np.ndarray, TrainingConfig, "np.ndarray | None"], np.ndarray]
 
 
 def train_steps(
@@ -102,17 +174,18 @@ def train_steps(
     fitness_threshold: float = float("inf"),
     fitness_delta: float = 0.1,
     result: TrainingResult | None = None,
+    evaluate: Evaluator | None = None,
 ) -> Generator[tuple[float, str], None, TrainingResult]:
     """Train generation by generation; yields (fraction, message); returns the TrainingResult.
 
     ``result`` (optional) is filled in place after each generation, so a caller that stops early
-    still holds the best genome so far.
+    still holds the best genome so far. ``evaluate`` (optional) scores a whole population at once
+    instead of the in-process simulation, e.g. :func:`distributed.dask_evaluator`; it must return
+    what :func:`evaluate_genomes` would.
     """
     population = population or new_population(config)
     config.check()
-    measure = FITNESS_FUNCTIONS[config.fitness]
-    model = config.model()
-    steps = int(round(config.duration / 0.001))
+    steps = flight_steps(config)
     target_rng = np.random.default_rng([config.seed, 7])
     threshold = float(fitness_threshold)
     result = result or TrainingResult(population.best, -np.inf)
@@ -125,22 +198,17 @@ def train_steps(
                 mutation_sigma=config.mutation_sigma,
             )
         target = _target_path(target_rng, config, steps) if config.fitness == "toward_target" else None
-        simulation = simulate_genomes_steps(
-            population.genomes,
-            config.duration,
-            layers=population.layers,
-            activation=population.activation,
-            model=model,
-            target=target,
-        )
-        while True:
-            try:
-                fraction = next(simulation)
-            except StopIteration as stop:
-                flight = stop.value
-                break
-            yield (index + fraction) / config.generations, f"generation {index + 1}/{config.generations}"
-        scores = measure(flight)
+        if evaluate is None:
+            evaluation = evaluation_steps(population.genomes, config, target)
+            while True:
+                try:
+                    fraction = next(evaluation)
+                except StopIteration as stop:
+                    scores = stop.value
+                    break
+                yield (index + fraction) / config.generations, f"generation {index + 1}/{config.generations}"
+        else:
+            scores = np.asarray(evaluate(population.genomes, config, target), dtype=np.float64)
         if target is not None:
             # each generation draws a new target, so only this generation's scores are comparable
             population.best_fitness = -np.inf
@@ -149,7 +217,7 @@ def train_steps(
         population.history["best"].append(best)
         population.history["mean"].append(mean)
         population.generation += 1
-        result.best = Genome(population.best.weights, population.layers, population.activation, config.aero)
+        result.best = trained_genome(population.best.weights, config)
         result.best_fitness = population.best_fitness
         result.history["best"].append(population.history["best"][-1])
         result.history["mean"].append(population.history["mean"][-1])
@@ -159,6 +227,8 @@ def train_steps(
                 result.best,
                 Path(checkpoint_dir) / f"best_gen{population.generation:05d}.npz",
                 fitness=population.best_fitness,
+                seed=config.seed,
+                settings=config.settings(),
             )
             while threshold <= best:
                 threshold += fitness_delta
@@ -169,3 +239,19 @@ def train_steps(
     if checkpoint_dir is not None:
         population.save(Path(checkpoint_dir) / "population.npz")
     return result
+
+
+def trained_genome(weights: np.ndarray, config: TrainingConfig) -> Genome:
+    return Genome(weights, config.layers, config.activation, config.aero, config.fly_size)
+
+
+def train(
+    config: TrainingConfig, population: Population | None = None, evaluate: Evaluator | None = None
+) -> TrainingResult:
+    """Blocking :func:`train_steps`."""
+    generator = train_steps(config, population, evaluate=evaluate)
+    while True:
+        try:
+            next(generator)
+        except StopIteration as stop:
+            return stop.value

@@ -18,6 +18,7 @@ from ..quaternions import from_matrix as matrix_to_quaternion
 from ..quaternions import multiply as quaternion_multiply
 from .colliders import MeshCollider
 from .errors import SimulationError
+from .substeps import AdaptiveStepper, SubstepLog, estimate_substeps, expected_speed
 from .world import SOLVERS, World
 
 
@@ -40,6 +41,11 @@ class SimulationSettings:
     particle_radius: float = 0.02
     use_ground: bool = True
     ground_height: float = 0.0
+    # Substeps chosen per frame (see ``substeps``): ``substeps`` is then ignored.
+    auto_substeps: bool = False
+    max_stretch: float = 0.08
+    min_substeps: int = 2
+    max_substeps: int = 500
 
     def __post_init__(self) -> None:
         problems = []
@@ -49,6 +55,11 @@ class SimulationSettings:
             problems.append(f"frame rate must be positive (got {self.fps})")
         if self.substeps < 1 or self.iterations < 1:
             problems.append(f"substeps and iterations must be >= 1 (got {self.substeps}, {self.iterations})")
+        if self.auto_substeps and not (0 < self.max_stretch and 1 <= self.min_substeps <= self.max_substeps):
+            problems.append(
+                f"automatic substeps need max stretch > 0 and 1 <= min substeps <= max substeps "
+                f"(got {self.max_stretch}, {self.min_substeps}, {self.max_substeps})"
+            )
         if self.solver not in SOLVERS:
             problems.append(f"solver must be one of {', '.join(SOLVERS)} (got {self.solver!r})")
         if self.stretch_compliance < 0:
@@ -195,14 +206,48 @@ def surface_samples(vertices: ArrayLike, triangles: ArrayLike, spacing: float) -
 
 
 # ------------------------------------------------------------------------------------ simulation
+def substep_stepper(
+    world: World, settings: SimulationSettings, log: SubstepLog | None = None
+) -> AdaptiveStepper:
+    """The automatic-substep controller for ``world``, with its mesh-size estimate: the shortest
+    inextensible edges (5th percentile) hit at the speed of a fall from the highest particle."""
+    _, _, rest = world.distance_constraints
+    rest = rest[rest > 0]
+    edge = float(np.percentile(rest, 5)) if len(rest) else 0.0
+    positions = world.positions
+    floor = settings.ground_height if settings.use_ground else float(positions[:, 2].min())
+    estimate = estimate_substeps(edge, expected_speed(positions, floor), settings.fps, settings.max_substeps)
+    return AdaptiveStepper(
+        world,
+        settings.dt,
+        iterations=settings.iterations,
+        max_stretch=settings.max_stretch,
+        minimum=settings.min_substeps,
+        maximum=settings.max_substeps,
+        estimate=estimate if edge > 0 else 0,
+        log=log,
+    )
+
+
 def run_frames(
-    world: World, settings: SimulationSettings, first_frame: int
+    world: World, settings: SimulationSettings, first_frame: int, log: SubstepLog | None = None
 ) -> Generator[tuple[int, NDArray[np.float64]], None, None]:
     """Step ``world`` through ``settings.frame_count`` frames after ``first_frame``, yielding
-    ``(frame, positions)``. Divergence raises SimulationDivergedError naming the scene frame."""
+    ``(frame, positions)``. Divergence raises SimulationDivergedError naming the scene frame.
+
+    With ``settings.auto_substeps`` the substeps are chosen per frame (``substeps.AdaptiveStepper``)
+    and recorded in ``log``."""
     world.frame = int(first_frame)
+    if settings.auto_substeps:
+        stepper = substep_stepper(world, settings, log)
+        for _ in range(settings.frame_count):
+            stepper.step()
+            yield world.frame, world.positions
+        return
     for _ in range(settings.frame_count):
         world.step(settings.dt, substeps=settings.substeps, iterations=settings.iterations)
+        if log is not None:
+            log.per_frame.append(settings.substeps)
         yield world.frame, world.positions
 
 

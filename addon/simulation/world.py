@@ -128,7 +128,8 @@ class World:
         self._colours: list[NDArray[np.int64]] | None = None
         # The chain solver when the distance constraints are chains only, False when not, None: not known.
         self._chains: ChainSolver | bool | None = None
-        # (h, colours, inverse masses, plan) of the last Gauss-Seidel step: rebuilt when one changes.
+        # (colours, inverse masses, {h: plan}) of the Gauss-Seidel steps: rebuilt when colours or masses
+        # change; one plan per substep length, so adaptive substeps switch between them for free.
         self._colour_plan_cache: tuple | None = None
         self._pins: list[tuple[NDArray[np.int64], Trajectory | None]] = []
         self._ground: tuple[float, float] | None = None
@@ -162,6 +163,31 @@ class World:
         if not np.all(np.isfinite(v)):
             raise SimulationError("velocities contain NaN or infinity")
         self._v = v
+
+    def max_stretch(self) -> float:
+        """The largest relative stretch ``length / rest - 1`` over the inextensible (zero-compliance)
+        distance constraints with a positive rest length; 0 without any."""
+        d = self._dist
+        stiff = (d["compliance"] == 0) & (d["rest"] > _TINY)
+        if not np.any(stiff):
+            return 0.0
+        delta = self._x[d["i"][stiff]] - self._x[d["j"][stiff]]
+        length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
+        return float(np.max(length / d["rest"][stiff]) - 1.0)
+
+    def snapshot(self) -> tuple:
+        """The state a frame changes (positions, velocities, clock, cluster rotations), for ``restore``."""
+        clusters = self._clusters
+        rotations = None if clusters is None else (clusters["quaternions"].copy(), clusters["warm"].copy())
+        return self._x.copy(), self._v.copy(), self.time, self.frame, rotations
+
+    def restore(self, state: tuple) -> None:
+        """Go back to a ``snapshot`` (e.g. to redo a frame with more substeps)."""
+        x, v, time, frame, rotations = state
+        self._x, self._v, self.time, self.frame = x.copy(), v.copy(), time, frame
+        if rotations is not None and self._clusters is not None:
+            self._clusters["quaternions"] = rotations[0].copy()
+            self._clusters["warm"] = rotations[1].copy()
 
     def kinetic_energy(self) -> float:
         mass = np.where(self._w > 0, 1.0 / np.maximum(self._w, _TINY), 0.0)
@@ -512,8 +538,11 @@ class World:
         w = self._w
         cached = self._colour_plan_cache
         if method == "gauss_seidel" and cached:
-            if cached[0] == h and cached[1] is self._colours and np.array_equal(cached[2], w):
-                return cached[3]
+            if cached[0] is self._colours and np.array_equal(cached[1], w):
+                if h in cached[2]:
+                    return cached[2][h]
+            else:
+                cached = None
         alpha = d["compliance"] / (h * h)
         denominator = w[d["i"]] + w[d["j"]] + alpha
         inverse = np.where(denominator > 0, 1.0 / np.where(denominator > 0, denominator, 1.0), 0.0)
@@ -521,7 +550,10 @@ class World:
         n = len(self._x)
         if method == "gauss_seidel":
             plan = self._colour_plan(inverse, alpha, compliant)
-            self._colour_plan_cache = (h, self._colours, w.copy(), plan)
+            if cached is None or len(cached[2]) > 8:
+                cached = (self._colours, w.copy(), {})
+            cached[2][h] = plan
+            self._colour_plan_cache = cached
             return plan
         both = np.concatenate((d["i"], d["j"]))
         count = np.bincount(both, weights=(w[both] > 0).astype(np.float64), minlength=n)

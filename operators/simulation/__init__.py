@@ -15,6 +15,7 @@ from .geometry_tools import PROCANIM_OT_align_kabsch, PROCANIM_OT_fit_line, PROC
 from .properties import (
     CACHE_ITEMS,
     SOLVER_ITEMS,
+    _AutoSubstepProperties,
     _RopeProperties,
     _SoftBodyProperties,
     _SolverProperties,
@@ -47,6 +48,7 @@ __all__ = [
     "PROCANIM_OT_bake_softbody",
     "PROCANIM_OT_fit_line",
     "PROCANIM_OT_fit_plane",
+    "_AutoSubstepProperties",
     "_RopeProperties",
     "_SoftBodyProperties",
     "_SolverProperties",

@@ -195,16 +195,24 @@ def _ground_plane(
     return plane
 
 
-def _stage(scene: bpy.types.Scene, collection: bpy.types.Collection, low, high) -> None:
-    """A camera framing the box low-high and a sun, unless the scene already has a camera."""
-    if scene.camera is None:
+def _stage(
+    scene: bpy.types.Scene, collection: bpy.types.Collection, low, high, stage: writers.Stage | None = None
+) -> None:
+    """A camera framing the box low-high and a sun, where ``stage`` allows (default: no camera yet)."""
+    if stage is None:
+        stage = writers.Stage(camera=scene.camera is None, light=scene.camera is None, floor=False,
+                              frame_range=False)
+    if stage.camera:
         writers.add_camera_framing(scene, collection, low, high)
+    if stage.light:
         writers.add_sun(collection)
 
 
+def _place_on_ground(context: bpy.types.Context, collection: bpy.types.Collection) -> None:
+    """Move a demo under the 3D cursor, on the simulation's ground (which stays at its height)."""
+    x, y, _ = context.scene.cursor.location
+    writers.place_instance(collection, (x, y, 0.0))
+
+
 def _select_only(context: bpy.types.Context, objects: list[bpy.types.Object]) -> None:
-    for obj in context.view_layer.objects:
-        obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    context.view_layer.objects.active = objects[-1]
+    writers.select_only(context, objects, objects[-1])

@@ -15,7 +15,11 @@ def add_cli(subparsers) -> None:
         "--scene", choices=("jelly", "rope", "pile"), default="jelly", help="what to simulate"
     )
     parser.add_argument("--length", type=int, default=72, help="frames to simulate (default 72)")
-    parser.add_argument("--substeps", type=int, default=20, help="substeps per frame (default 20)")
+    parser.add_argument(
+        "--substeps",
+        type=int,
+        help="a fixed number of substeps per frame (default: chosen per frame, Auto Substeps)",
+    )
     parser.add_argument(
         "--solver", choices=("GAUSS_SEIDEL", "JACOBI"), default="GAUSS_SEIDEL", help="projection"
     )
@@ -30,20 +34,23 @@ def _cli_simulate(args, context) -> None:
         call_operator("procanim.apply_preset", kind="simulation", name=args.preset)
     settings = context.scene.procanim.simulation
     settings.frame_count = args.length
-    settings.substeps = args.substeps
+    if args.substeps is not None:
+        settings.substeps = args.substeps
+        settings.auto_substeps = False
     settings.solver = args.solver
     shared = {key: getattr(settings, key) for key in _SolverProperties.__annotations__}
+    automatic = {key: getattr(settings, key) for key in ("auto_substeps", "max_stretch")}
     writers.set_frame_range(context.scene, 1, args.length)
     if args.scene == "rope":
         call_operator("procanim.add_rope", links=settings.links, slack=settings.slack, **shared)
         return
     if args.scene == "pile":
         call_operator("procanim.add_rigid_pile_demo")
-        call_operator("procanim.bake_rigid_pile", **shared)
+        call_operator("procanim.bake_rigid_pile", **shared, **automatic)
         return
     call_operator("procanim.add_softbody_demo")
     folder = "" if args.out is None else str(args.out.resolve().parent / f"{args.out.stem}_cache")
     soft = {
         key: getattr(settings, key) for key in ("use_volume", "pressure", "shape_stiffness", "shape_regions")
     }
-    call_operator("procanim.bake_softbody", cache_directory=folder, **soft, **shared)
+    call_operator("procanim.bake_softbody", cache_directory=folder, **soft, **shared, **automatic)

@@ -33,7 +33,10 @@ class _SolverProperties:
     )
     substeps: IntProperty(
         name="Substeps",
-        description="Small time steps per frame; more substeps make constraints stiffer and collisions safer",
+        description=(
+            "Small time steps per frame (with Auto Substeps: rigid piles use at least this many, soft bodies "
+            "ignore it); more substeps make constraints stiffer and collisions safer"
+        ),
         default=20,
         min=1,
         max=500,
@@ -87,7 +90,27 @@ class _SolverProperties:
     )
 
 
-class _SoftBodyProperties(_SolverProperties):
+class _AutoSubstepProperties(_SolverProperties):
+    auto_substeps: BoolProperty(
+        name="Auto Substeps",
+        description=(
+            "Choose substeps per frame from the mesh's edge length, the speed and the frame rate: few while "
+            "falling or resting, more on impact (a frame whose edges stretch too far is redone), never "
+            "letting a vertex move further than its particle radius in one substep. Off uses Substeps"
+        ),
+        default=True,
+    )
+    max_stretch: FloatProperty(
+        name="Max Stretch",
+        description="With Auto Substeps: edge stretch (fraction of rest length) that makes a frame redone",
+        default=0.08,
+        min=0.005,
+        max=1.0,
+        subtype="FACTOR",
+    )
+
+
+class _SoftBodyProperties(_AutoSubstepProperties):
     use_volume: BoolProperty(
         name="Keep Volume",
         description="Keep the volume of closed meshes (a pressure constraint): jelly instead of cloth",
@@ -160,5 +183,7 @@ def simulation_settings(op, context: bpy.types.Context, **overrides) -> Simulati
         "use_ground": op.use_ground,
         "ground_height": op.ground_height,
     }
+    if hasattr(op, "auto_substeps"):
+        values.update(auto_substeps=op.auto_substeps, max_stretch=op.max_stretch)
     values.update(overrides)
     return SimulationSettings(**values)

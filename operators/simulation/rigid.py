@@ -6,18 +6,20 @@ from bpy.props import FloatProperty, IntProperty
 
 from ...addon.quaternions import from_matrix as matrix_to_quaternion
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
+from ...addon.simulation.substeps import SubstepLog
 from .. import writers
 from .._base import BakeOperator, ProcAnimOperator
 from .blender_data import (
     _ground_plane,
     _matrix,
+    _place_on_ground,
     _select_only,
     _stage,
     body_of,
     collider_surfaces,
     selected_meshes,
 )
-from .properties import _SolverProperties, simulation_settings
+from .properties import _AutoSubstepProperties, simulation_settings
 
 # --------------------------------------------------------------------------- rigid piles
 
@@ -30,7 +32,7 @@ def _decompose(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return locations, matrix_to_quaternion(rotations), scales
 
 
-class PROCANIM_OT_bake_rigid_pile(_SolverProperties, BakeOperator, bpy.types.Operator):
+class PROCANIM_OT_bake_rigid_pile(_AutoSubstepProperties, BakeOperator, bpy.types.Operator):
     """Drop the selected meshes as rigid bodies (shape-matched clusters) and key their motion"""
 
     bl_idname = "procanim.bake_rigid_pile"
@@ -46,21 +48,25 @@ class PROCANIM_OT_bake_rigid_pile(_SolverProperties, BakeOperator, bpy.types.Ope
 
     def bake(self, context: bpy.types.Context):
         objects = selected_meshes(context)
-        settings = simulation_settings(self, context)
+        # Stacks need this many projections per frame to settle, so Substeps is the floor of the
+        # automatic choice here, which only adds substeps for fast bodies (no tunnelling).
+        settings = simulation_settings(self, context, min_substeps=self.substeps)
         bodies = [body_of(o) for o in objects]
         first = context.scene.frame_start
         colliders = collider_surfaces(context, {o.name for o in objects}, first, settings.frame_count)
         world, samples, offsets = build_rigid_world(bodies, colliders, settings)
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
-        for k, (frame, current) in enumerate(run_frames(world, settings, first), start=1):
+        log = SubstepLog()
+        for k, (frame, current) in enumerate(run_frames(world, settings, first, log), start=1):
             positions[k] = current
             yield k / settings.frame_count, f"frame {frame}"
         motions = [
             rigid_transforms(samples[k], positions[:, offsets[k] : offsets[k + 1]])
             for k in range(len(objects))
         ]
-        return {"names": [o.name for o in objects], "motions": motions, "first": first}
+        note = log.summary() if settings.auto_substeps else ""
+        return {"names": [o.name for o in objects], "motions": motions, "first": first, "note": note}
 
     def write(self, context: bpy.types.Context, result) -> set[str]:
         first = result["first"]
@@ -80,7 +86,8 @@ class PROCANIM_OT_bake_rigid_pile(_SolverProperties, BakeOperator, bpy.types.Ope
         count = len(result["motions"][0][0]) - 1
         if context.scene.frame_end < first + count:
             context.scene.frame_end = first + count
-        self.report({"INFO"}, f"Baked {count} frames of {len(result['names'])} rigid bodies as keyframes")
+        message = f"Baked {count} frames of {len(result['names'])} rigid bodies as keyframes"
+        self.report({"INFO"}, message + (f" ({result['note']})" if result["note"] else ""))
         return {"FINISHED"}
 
 
@@ -103,8 +110,10 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5
         ) * self.size
         faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-        collection = writers.generator_collection(context.scene, "Rigid Pile")
-        _ground_plane(collection)
+        stage = writers.stage_for(context)
+        collection = writers.new_instance(context, "Rigid Pile")
+        if stage.floor:
+            _ground_plane(collection)
         material = writers.principled_material("ProcAnim Crate", (0.8, 0.45, 0.15, 1.0), roughness=0.6)
         cubes = []
         for index in range(self.count):
@@ -118,7 +127,8 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             writers.assign_material(cube, material)
             cubes.append(cube)
         reach = 3 * self.size  # frame where the pile lands, not where the cubes start
-        _stage(context.scene, collection, (-reach, -reach, 0.0), (reach, reach, 1.5 * reach))
+        _stage(context.scene, collection, (-reach, -reach, 0.0), (reach, reach, 1.5 * reach), stage)
+        _place_on_ground(context, collection)
         _select_only(context, cubes)
         self.report({"INFO"}, f"Added {self.count} cubes; press Bake Rigid Pile")
         return {"FINISHED"}

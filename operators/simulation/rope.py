@@ -12,13 +12,15 @@ from .properties import DEFAULT_ANCHORS, _RopeProperties, simulation_settings
 # --------------------------------------------------------------------------- ropes
 
 
+ANCHOR_KEY = "procanim_rope_anchor"
+
+
 def _anchor(collection: bpy.types.Collection, name: str, location) -> bpy.types.Object:
-    obj = bpy.data.objects.get(name)
-    if obj is None or obj.type != "EMPTY":
-        obj = writers.new_object(name, None, collection)
-        obj.empty_display_type = "SPHERE"
-        obj.empty_display_size = 0.08
-        obj.location = location
+    obj = writers.new_object(name, None, collection)
+    obj.empty_display_type = "SPHERE"
+    obj.empty_display_size = 0.08
+    obj.location = location
+    obj[ANCHOR_KEY] = True
     return obj
 
 
@@ -54,19 +56,20 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
     def bake(self, context: bpy.types.Context):
         scene = context.scene
         settings = simulation_settings(self, context)
-        # The previous rope's rig and tube are replaced by this bake, so they can never be anchors.
-        previous = scene.collection.children.get(writers.COLLECTION_PREFIX + "Rope")
-        generated = set(previous.all_objects) if previous is not None else set()
-        chosen = [o for o in context.selected_objects if o not in generated]
+        self._stage = writers.stage_for(context)
+        # Another rope's rig and tube bend with it, so they can never be anchors (its anchors can).
+        chosen = [
+            o
+            for o in context.selected_objects
+            if ANCHOR_KEY in o or writers.instance_of(o, "Rope") is None
+        ]
         active = context.view_layer.objects.active
         if len(chosen) == 2:
             end = active if active in chosen else chosen[1]
             start = chosen[0] if chosen[0] is not end else chosen[1]
             anchors = (start.name, end.name)
-        elif all(bpy.data.objects.get(name) is not None for name in DEFAULT_ANCHORS):
-            anchors = DEFAULT_ANCHORS  # the anchors of an earlier Add Rope, wherever the user moved them
         else:
-            anchors = None
+            anchors = None  # two new anchors, either side of the 3D cursor
         first = scene.frame_start
         frame_now = scene.frame_current
         if anchors is not None:
@@ -78,9 +81,10 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
                     track[a, k] = np.array(bpy.data.objects[name].matrix_world.translation)
             scene.frame_set(frame_now)
         else:
+            cursor = np.array(scene.cursor.location)
             track = np.empty((2, settings.frame_count + 1, 3))
-            track[0] = (-1.0, 0.0, 2.0)
-            track[1] = (1.0, 0.0, 2.0)
+            track[0] = cursor + (-1.0, 0.0, 2.0)
+            track[1] = cursor + (1.0, 0.0, 2.0)
         colliders = collider_surfaces(context, set(anchors or ()), first, settings.frame_count)
         points, _ = rope_rest_positions(track[0, 0], track[1, 0], self.links, self.slack)
         times = np.arange(settings.frame_count + 1) * settings.dt
@@ -103,11 +107,14 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
         scene = context.scene
         positions = result["positions"]
         rest = positions[0]
+        stage = getattr(self, "_stage", None) or writers.stage_for(context)
+        collection = writers.new_instance(context, "Rope")
+        new_anchors = []
         if result["anchors"] is None:
-            anchor_collection = writers.generator_collection(scene, "Rope Anchors", replace=False)
-            _anchor(anchor_collection, DEFAULT_ANCHORS[0], rest[0])
-            _anchor(anchor_collection, DEFAULT_ANCHORS[1], rest[-1])
-        collection = writers.generator_collection(scene, "Rope")
+            new_anchors = [
+                _anchor(collection, DEFAULT_ANCHORS[0], rest[0]),
+                _anchor(collection, DEFAULT_ANCHORS[1], rest[-1]),
+            ]
         bones = [
             writers.BoneSpec(
                 f"Link.{k:03d}",
@@ -141,9 +148,10 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
         modifier = tube.modifiers.new("Rope Rig", "ARMATURE")
         modifier.object = rig
         swept = positions.reshape(-1, 3)
-        _stage(scene, collection, swept.min(axis=0), swept.max(axis=0))
-        if scene.frame_end < frames[-1]:
+        _stage(scene, collection, swept.min(axis=0), swept.max(axis=0), stage)
+        if stage.frame_range and scene.frame_end < frames[-1]:
             scene.frame_end = int(frames[-1])
+        writers.select_only(context, [rig, *new_anchors], rig)
         ends = "the selected objects" if result["anchors"] else "two new anchors"
         self.report({"INFO"}, f"Baked a {len(bones)}-link rope between {ends} over {len(frames) - 1} frames")
         return {"FINISHED"}

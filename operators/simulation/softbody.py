@@ -6,11 +6,13 @@ from bpy.props import FloatProperty, IntProperty
 
 from ...addon.simulation import SimulationError, write_pc2
 from ...addon.simulation.scenes import build_softbody_world, icosphere, run_frames
+from ...addon.simulation.substeps import SubstepLog
 from .. import writers
 from .._base import BakeOperator, ProcAnimOperator
 from .blender_data import (
     _file_name,
     _ground_plane,
+    _place_on_ground,
     _remove_procanim_shape_keys,
     _select_only,
     _stage,
@@ -58,7 +60,8 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
         world, offsets, notes = build_softbody_world(bodies, colliders, settings)
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
-        for k, (frame, current) in enumerate(run_frames(world, settings, first), start=1):
+        log = SubstepLog()
+        for k, (frame, current) in enumerate(run_frames(world, settings, first, log), start=1):
             positions[k] = current
             yield k / settings.frame_count, f"frame {frame}"
         return {
@@ -66,7 +69,7 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
             "offsets": offsets,
             "positions": positions,
             "first": first,
-            "notes": notes,
+            "notes": notes + ([log.summary()] if settings.auto_substeps else []),
             "folder": folder,
             "beside_blend": beside_blend,
         }
@@ -145,8 +148,10 @@ class PROCANIM_OT_add_softbody_demo(ProcAnimOperator, bpy.types.Operator):
                 "the ball would start in the ground"
             )
         vertices, faces = icosphere(self.subdivisions, self.radius)
-        collection = writers.generator_collection(context.scene, "Soft Body")
-        _ground_plane(collection)
+        stage = writers.stage_for(context)
+        collection = writers.new_instance(context, "Soft Body")
+        if stage.floor:
+            _ground_plane(collection)
         mesh = writers.mesh_from_arrays("Jelly", vertices, faces)
         mesh.polygons.foreach_set("use_smooth", np.ones(len(faces), dtype=bool))
         jelly = writers.new_object("Jelly", mesh, collection)
@@ -158,7 +163,8 @@ class PROCANIM_OT_add_softbody_demo(ProcAnimOperator, bpy.types.Operator):
             ),
         )
         r = self.radius
-        _stage(context.scene, collection, (-2 * r, -2 * r, 0.0), (2 * r, 2 * r, self.height + r))
+        _stage(context.scene, collection, (-2 * r, -2 * r, 0.0), (2 * r, 2 * r, self.height + r), stage)
+        _place_on_ground(context, collection)
         _select_only(context, [jelly])
         self.report({"INFO"}, "Added a jelly ball; press Bake Soft Body")
         return {"FINISHED"}

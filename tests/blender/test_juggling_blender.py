@@ -117,16 +117,18 @@ def test_the_loop_is_seamless(ext):
     np.testing.assert_allclose(beyond, _world_positions(props, [4, 9]), atol=1e-5)
 
 
-def test_running_again_replaces_the_previous_bake():
+def test_running_again_adds_a_second_pattern_and_keeps_the_first():
     bpy.ops.procanim.juggle(siteswap="3")
+    first = sorted(o.name for o in bpy.data.collections[COLLECTION].all_objects)
     bpy.ops.procanim.juggle(siteswap="5", prop_type="ring")
     collections = [c for c in bpy.data.collections if c.name.startswith(COLLECTION)]
-    assert len(collections) == 1
-    assert [o.name for o in _props()] == [f"Ring {i}" for i in range(1, 6)]
-    assert not [o for o in bpy.data.objects if o.name.startswith("Ball")]
-    once = data_counts()
-    bpy.ops.procanim.juggle(siteswap="5", prop_type="ring")
-    assert data_counts() == once
+    assert len(collections) == 2
+    assert sorted(o.name for o in bpy.data.collections[COLLECTION].all_objects) == first
+    assert [o.name for o in _props()] == [f"Ball {i}" for i in range(1, 4)]
+    second = next(c for c in collections if c.name != COLLECTION)
+    assert len([o for o in second.objects if o.name.startswith("Ring")]) == 5
+    # The stage (camera, sun, floor) came with the first pattern only.
+    assert len([o for o in bpy.data.objects if o.type == "CAMERA"]) == 1
 
 
 @pytest.mark.parametrize(
@@ -336,7 +338,8 @@ def test_juggling_lab_parameter_strings_and_zero_prop_patterns(ext):
     frames_per_loop = round(planned.loop_duration * _fps())
     assert planned.beat_duration == pytest.approx(0.4, rel=0.02)
     assert bpy.context.scene.frame_end == 2 * frames_per_loop
-    # No props: the jugglers are still built, their hands at rest.
+    # No props: the jugglers are still built, their hands at rest (in a fresh scene: Add adds).
+    bpy.ops.wm.read_homefile(use_empty=True)
     assert bpy.ops.procanim.juggle(siteswap="<0|0>") == {"FINISHED"}
     collection = bpy.data.collections[COLLECTION]
     assert len([o for o in collection.objects if o.type == "ARMATURE"]) == 2

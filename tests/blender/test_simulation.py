@@ -11,7 +11,7 @@ from conftest import data_counts, run_cli, view3d_override
 from ui_smoke import smoke_draw
 
 ROOT = Path(__file__).resolve().parents[2]
-FAST = {"frame_count": 8, "substeps": 8}
+FAST = {"frame_count": 8, "substeps": 8, "auto_substeps": False}
 
 
 def _module(name):
@@ -70,6 +70,34 @@ def test_jelly_from_empty_scene_bakes_to_pc2_that_plays_back_exactly_after_reloa
     # It really fell and did not sink into the ground (radius 0.02 particles on z = 0).
     assert expected[8][:, 2].min() < expected[0][:, 2].min() - 0.3
     assert _world(jelly, expected[8].astype(np.float64))[:, 2].min() > -1e-3
+
+
+def test_cloth_like_bake_with_the_operators_defaults_keeps_impact_stretch_under_ten_percent(capsys):
+    """The issue's drop through the button a user clicks: Add Jelly Drop (642 vertices), volume and shape
+    matching off, every other setting at its default (Auto Substeps). Larger balls: the unit test of
+    the same settings and bench/bench_softbody_scale.py."""
+    assert bpy.ops.procanim.add_softbody_demo(height=1.3) == {"FINISHED"}
+    jelly = bpy.data.objects["Jelly"]
+    cloth_like = {"use_volume": False, "shape_stiffness": 0.0}
+    assert bpy.ops.procanim.bake_softbody(frame_count=30, **cloth_like) == {"FINISHED"}
+    assert "auto substeps" in capsys.readouterr().out  # the report says what it chose
+    path = Path(bpy.path.abspath(jelly.modifiers["ProcAnim Cache"].filepath))
+    frames = _module("addon.simulation").read_pc2(path).positions.astype(np.float64)
+    edges = np.array([e.vertices[:] for e in jelly.data.edges])
+    rest = np.linalg.norm(frames[0][edges[:, 0]] - frames[0][edges[:, 1]], axis=1)
+    lengths = np.linalg.norm(frames[:, edges[:, 0]] - frames[:, edges[:, 1]], axis=2)
+    assert _world(jelly, frames[-1])[:, 2].min() < 0.05  # it landed
+    assert (lengths / rest - 1.0).max() < 0.10
+
+
+def test_operator_defaults_are_the_unit_tested_settings():
+    """tests/unit/test_simulation_substeps.py bounds stretch with these values; keep them in step."""
+    props = bpy.ops.procanim.bake_softbody.get_rna_type().properties
+    unit = _module("addon.simulation.scenes").SimulationSettings(auto_substeps=True)
+    assert props["auto_substeps"].default is True
+    for name in ("max_stretch", "damping", "friction", "particle_radius"):
+        assert props[name].default == pytest.approx(getattr(unit, name)), name
+    assert props["iterations"].default == unit.iterations and props["solver"].default == "GAUSS_SEIDEL"
 
 
 def test_unsaved_bake_goes_to_temp_folder_warns_and_rebake_replaces(tmp_path):
@@ -304,15 +332,21 @@ def test_diverging_rope_names_the_frame_and_writes_nothing():
     assert bpy.context.scene.frame_current == 1
 
 
-def test_add_rope_again_uses_the_moved_default_anchors():
+def test_add_rope_again_between_the_moved_anchors_adds_a_second_rope():
     bpy.ops.procanim.add_rope(frame_count=2, substeps=5, links=4)
-    end = bpy.data.objects["Rope End"]
+    start, end = bpy.data.objects["Rope Start"], bpy.data.objects["Rope End"]
     end.location = (1.5, 0.5, 2.5)
     for obj in bpy.context.view_layer.objects:
         obj.select_set(False)
+    start.select_set(True)
+    end.select_set(True)
+    bpy.context.view_layer.objects.active = end
     assert bpy.ops.procanim.add_rope(frame_count=2, substeps=5, links=4) == {"FINISHED"}
-    rig = bpy.data.objects["Rope Rig"]
-    assert len([o for o in bpy.data.objects if o.name.startswith("Rope Rig")]) == 1
+    rigs = sorted((o for o in bpy.data.objects if o.name.startswith("Rope Rig")), key=lambda o: o.name)
+    assert len(rigs) == 2  # the first rope is kept
+    assert not [o for o in bpy.data.objects if o.name.startswith("Rope Start.")], "no new anchors"
+    rig = bpy.context.view_layer.objects.active
+    assert rig == rigs[1]
     bpy.context.scene.frame_set(1)
     matrix = np.array(rig.matrix_world)
     tail = matrix[:3, :3] @ np.array(rig.pose.bones[-1].tail) + matrix[:3, 3]
