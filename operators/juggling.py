@@ -538,17 +538,4 @@ def _cli_juggle(args, context) -> None:
     )
 
 
-def _add_menu_entry(self, context: bpy.types.Context) -> None:
-    self.layout.operator(PROCANIM_OT_juggle.bl_idname, text="Juggling Pattern", icon="OUTLINER_OB_ARMATURE")
-
-
-def register() -> None:
-    # In the Add menu, so that F3 menu search finds it without developer extras.
-    bpy.types.VIEW3D_MT_add.append(_add_menu_entry)
-
-
-def unregister() -> None:
-    bpy.types.VIEW3D_MT_add.remove(_add_menu_entry)
-
-
 classes = (PROCANIM_OT_juggle,)

@@ -250,7 +250,7 @@ def test_panel_draws_with_live_feedback(ext):
 
 def test_add_menu_offers_the_operator():
     with bpy.context.temp_override(**view3d_override()):
-        record = smoke_draw_menu(bpy.types.VIEW3D_MT_add)
+        record = smoke_draw_menu(bpy.types.PROCANIM_MT_add)
     assert "procanim.juggle" in record.operators
 
 
