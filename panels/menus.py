@@ -102,6 +102,22 @@ class PROCANIM_MT_presets(bpy.types.Menu):
             self.layout.menu(menu.bl_idname)
 
 
+class PROCANIM_MT_dancer_steps(bpy.types.Menu):
+    """Edit the dancer's step list (the same as the buttons beside the list in the sidebar)"""
+
+    bl_idname = "PROCANIM_MT_dancer_steps"
+    bl_label = "Dancer Steps"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.operator_menu_enum("procanim.dancer_step_add", "step", text="Add Step", icon="ADD")
+        layout.operator("procanim.dancer_step_remove", icon="REMOVE")
+        for direction, icon in (("UP", "TRIA_UP"), ("DOWN", "TRIA_DOWN")):
+            text = f"Move Step {direction.title()}"
+            move = layout.operator("procanim.dancer_step_move", text=text, icon=icon)
+            move.direction = direction
+
+
 class PROCANIM_MT_object(bpy.types.Menu):
     """Bake, fit, align and export with ProcAnim"""
 
@@ -117,6 +133,7 @@ class PROCANIM_MT_object(bpy.types.Menu):
             for idname, icon in section:
                 layout.operator(idname, icon=icon)
         layout.separator()
+        layout.menu(PROCANIM_MT_dancer_steps.bl_idname, icon="OUTLINER_OB_ARMATURE")
         layout.menu(PROCANIM_MT_presets.bl_idname, icon="PRESET")
 
 
@@ -194,6 +211,7 @@ OBJECT_SETTINGS = None
 classes = (
     PROCANIM_MT_add,
     PROCANIM_MT_presets,
+    PROCANIM_MT_dancer_steps,
     PROCANIM_MT_object,
     PROCANIM_MT_context,
     PROCANIM_MT_edit_mesh,

@@ -44,7 +44,7 @@ def _reachable(menu_names, context=None):
             continue
         record = smoke_draw_menu(menu, context)
         for function, arguments in record.calls:
-            if function == "operator":
+            if function in ("operator", "operator_menu_enum"):
                 found.setdefault(arguments["operator"], arguments)
             elif function == "menu" and arguments["menu"].startswith("PROCANIM_MT_"):
                 pending.append(arguments["menu"])  # Blender's own submenus need their own modes
