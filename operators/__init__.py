@@ -4,7 +4,7 @@ Every module here exports ``classes`` and may define ``add_cli(subparsers)`` (he
 and ``register()`` / ``unregister()`` for handlers it owns.
 """
 
-from . import dancer, fly, ik, juggling, mirrors, presets, render, simulation
+from . import dancer, fly, ik, juggling, mirrors, presets, render, rig, simulation
 
 # Order of the subcommands in --help and of the operators' registration.
 MODULES = (
@@ -16,6 +16,7 @@ MODULES = (
     fly,
     presets,
     render,
+    rig,
 )
 
 classes = tuple(cls for module in MODULES for cls in module.classes)

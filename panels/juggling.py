@@ -85,6 +85,9 @@ class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
         column.prop(settings, "prop_size")
         layout.prop(settings, "chicken_wing")
         row = layout.row(align=True)
+        row.prop(settings, "target_rig", icon="ARMATURE_DATA")
+        row.operator("procanim.use_active_rig", text="", icon="EYEDROPPER").settings = "juggling"
+        row = layout.row(align=True)
         row.prop(settings, "loops")
         row.prop(settings, "key_style", text="")
         button = layout.row()
