@@ -24,6 +24,10 @@ ADD_ENTRIES = (
 
 # Object > ProcAnim: everything that works on what is selected, by generator.
 OBJECT_SECTIONS = (
+    (
+        ("procanim.use_active_rig", "ARMATURE_DATA"),
+        ("procanim.detect_bone_map", "GROUP_BONE"),
+    ),
     (("procanim.bake_ik", "ACTION"),),
     (
         ("procanim.bake_softbody", "MOD_SOFT"),
@@ -46,7 +50,12 @@ OBJECT_SECTIONS = (
 
 # What the right-click menu offers, by the type of the active object (only what applies).
 CONTEXT_ENTRIES = {
-    "ARMATURE": ("procanim.bake_ik", "procanim.bake_balance"),
+    "ARMATURE": (
+        "procanim.bake_ik",
+        "procanim.bake_balance",
+        "procanim.use_active_rig",
+        "procanim.detect_bone_map",
+    ),
     "MESH": (
         "procanim.bake_softbody",
         "procanim.bake_rigid_pile",
