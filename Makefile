@@ -16,7 +16,7 @@ venv_of = $(if $(filter 5.0,$1),.venv,.venv-$1)
 python_of = $(if $(filter 4.% 5.0,$1),3.11,3.13)
 TEST_VENVS := $(foreach version,$(BLENDER_VERSIONS),$(call venv_of,$(version)))
 
-.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean fuzz
+.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean genomes fuzz
 
 # ---------------------------------------------------------------- environments
 # scripts/make_venv.sh finds the right Python by itself (pyenv included) and says what is missing.
@@ -75,6 +75,11 @@ fuzz: .venv/.stamp
 	PROCANIM_FUZZ_CASES=$(FUZZ_CASES) PROCANIM_FUZZ_SEED=$(FUZZ_SEED) PROCANIM_FUZZ_DEFAULTS=1 \
 		PROCANIM_FUZZ_REPORT=$(CURDIR)/out/fuzz.jsonl .venv/bin/python -m pytest -q tests/blender/test_fuzz.py
 	.venv/bin/python tests/blender/fuzz.py --summary out/fuzz.jsonl
+
+# Retrain every shipped stroke-mode fly genome from presets/fly/recipes.toml (fixed seeds), bit for bit;
+# GENOME_ARGS="--workers 2" scores each generation on a local Dask cluster (same files).
+genomes: .venv/.stamp
+	.venv/bin/python -m addon.fly genomes $(GENOME_ARGS)
 
 bench: venvs
 	rm -f out/bench.jsonl

@@ -14,9 +14,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
 from _common import best_time, record  # noqa: E402
 
-from addon.dancer import DEFAULT_SEQUENCE, build_body, perform  # noqa: E402
+from addon.dancer import DEFAULT_SEQUENCE, build_body, perform, random_sequence  # noqa: E402
 from addon.dancer.sim import DancerSim  # noqa: E402
 
 
@@ -46,6 +47,18 @@ def main() -> None:
            note="fixed targets, no controller, no recording")
     record("dancer: controller + sensing overhead over bare physics", wall / bare, "x",
            note="perform wall time / bare stepping wall time")
+
+    # A 20-step sequence (the seeded random legal one the tests perform), controller running.
+    twenty = random_sequence(np.random.default_rng(2026), 20)
+    long_simulated = perform(twenty).times[-1]
+    long_wall = best_time(lambda: perform(twenty), repeat=2)
+    record("dancer: 20-step sequence, simulated seconds", long_simulated, "s", note=",".join(twenty))
+    record("dancer: 20-step sequence, simulated s per wall s", long_simulated / long_wall, "x real time",
+           ">= 20x", note="core perform() at default gains, as the bake operator runs it")
+    start = time.process_time()
+    perform(twenty)
+    record("dancer: 20-step sequence, simulated s per CPU s", long_simulated / (time.process_time() - start),
+           "x real time", note="load-independent")
 
 
 if __name__ == "__main__":

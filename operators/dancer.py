@@ -11,16 +11,20 @@ from pathlib import Path
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, FloatProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ..addon.dancer import (
+    POSITIONS,
+    STEPS,
     Balance,
     DancerError,
     Gains,
     Performance,
     build_body,
     mujoco_unavailable,
+    parse_sequence_text,
     perform_steps,
+    plan,
     settle_time,
     simulate_balance,
     simulate_balance_steps,
@@ -82,6 +86,12 @@ class DancerBakeProperties:
                              default="SEQUENCE")
     position: EnumProperty(name="Position", description="Ballet position the dancer starts in",
                            items=POSITION_ITEMS, default="FIRST_POSITION")
+    sequence: StringProperty(
+        name="Sequence",
+        description="Steps to dance, comma separated: a position first, then steps with an optional "
+        ":left or :right (the working leg; for weight_shift the leg taking the weight) and @seconds, "
+        "e.g. 'first_position,weight_shift,retire@4,releve'. Empty: the position and the ticked steps",
+        default="")
     weight_shift: BoolProperty(name="Weight Shift", default=True,
                                description="Shift the weight onto the left (supporting) foot")
     retire: BoolProperty(name="Retire", default=True,
@@ -119,6 +129,10 @@ class DancerBakeProperties:
         name="Hip COM Gain", description="Eq. 6 at the supporting hip once the support polygon is small "
         "(on the toe): upper-body lean rate per COM error (1/s); 0 turns it off",
         default=_GAINS.hip_com, min=0.0, soft_max=5.0)
+    one_foot_tracking: FloatProperty(
+        name="COP: One-Foot Tracking", description="Eq. 9 while one foot carries the weight: how fast "
+        "the supporting ankle and hip bring the COP to its target (1/s); the polygon is smaller there",
+        default=_GAINS.one_foot_tracking, min=0.0, soft_max=50.0)
 
 
 # Plain functions, not methods: a PropertyGroup with extra methods crashes Blender 4.2 at exit.
@@ -126,18 +140,45 @@ def gains_of(props) -> Gains:
     """The controller gains set on the sidebar settings or the bake operator."""
     return Gains(com_position=props.com_position, com_velocity=props.com_velocity,
                  cop_com_position=props.cop_com_position, cop_com_velocity=props.cop_com_velocity,
-                 cop_tracking=props.cop_tracking, hip_com=props.hip_com)
+                 cop_tracking=props.cop_tracking, hip_com=props.hip_com,
+                 one_foot_tracking=props.one_foot_tracking)
 
 
-def sequence_of(props) -> tuple[str, ...]:
-    """The position and the ticked steps up to the first unticked one."""
+def sequence_of(props) -> list[tuple[str, float | None]]:
+    """The typed or listed sequence (with per-step seconds), else the position and the ticked steps."""
+    if props.sequence.strip():
+        return parse_sequence_text(props.sequence)
     steps = [props.position.lower()]
     for flag, step in ((props.weight_shift, "weight_shift"), (props.retire, "retire"),
                        (props.releve, "releve")):
         if not flag:
             break
         steps.append(step)
-    return tuple(steps)
+    return [(step, None) for step in steps]
+
+
+STEP_ITEMS = tuple((name.upper(), name.replace("_", " ").title(), f"Ballet step '{name}'")
+                   for name in POSITIONS + STEPS)
+SIDE_ITEMS = (
+    ("DEFAULT", "Default", "The paper's choice: the left leg supports, the right one works"),
+    ("LEFT", "Left", "The left leg works (for Weight Shift: the left foot takes the weight)"),
+    ("RIGHT", "Right", "The right leg works (for Weight Shift: the right foot takes the weight)"),
+)
+
+
+def step_text(step: str, side: str, duration: float) -> str:
+    """One step list item as sequence text: ``name[:left|:right][@seconds]``."""
+    text = step.lower()
+    if side != "DEFAULT" and text not in POSITIONS:
+        text += ":" + side.lower()
+    if duration > 0.0:
+        text += f"@{duration:g}"
+    return text
+
+
+def step_list_text(items) -> str:
+    """The sidebar's step list as the bake operator's sequence text."""
+    return ",".join(step_text(item.step, item.side, item.duration) for item in items)
 
 
 def durations_of(props) -> dict[str, float]:
@@ -242,13 +283,19 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
             result = yield from simulate_balance_steps(self.strategy.lower(), self.balance_duration,
                                                        gains=gains, **body)
         else:
-            result = yield from perform_steps(sequence_of(self), gains=gains, durations=durations_of(self),
-                                              **body)
+            sequence = sequence_of(self)
+            durations = None if self.sequence.strip() else durations_of(self)
+            self._sequence_text = ",".join(
+                name if seconds is None else f"{name}@{seconds:g}" for name, seconds in sequence)
+            result = yield from perform_steps(sequence, gains=gains, durations=durations, **body)
         return result
 
     def write(self, context: bpy.types.Context, result: Balance | Performance) -> set[str]:
         name, fps, frame_start = self._setup
         armature = bpy.data.objects[name]
+        if isinstance(result, Performance):
+            # The dancer remembers what it last danced (saved with the .blend).
+            armature[DANCER_KEY + "_sequence"] = self._sequence_text
         scene = context.scene
         times = result.times
         frame_count = int(np.floor(times[-1] * fps + 1e-9)) + 1
@@ -396,7 +443,82 @@ def summary(result: Balance | Performance) -> tuple[set[str], str]:
     return {"INFO"}, f"Danced {', '.join(result.sequence)} ({result.times[-1]:.1f} s); last step {text}"
 
 
-classes = (PROCANIM_OT_add_dancer, PROCANIM_OT_bake_balance)
+def _step_list(context: bpy.types.Context):
+    return context.scene.procanim.dancer
+
+
+class PROCANIM_OT_dancer_step_add(ProcAnimOperator, bpy.types.Operator):
+    """Add a step to the dancer's step list, after the selected one"""
+
+    bl_idname = "procanim.dancer_step_add"
+    bl_label = "Add Step"
+    bl_options = {"REGISTER", "UNDO"}
+
+    step: EnumProperty(name="Step", description="The step to add", items=STEP_ITEMS, default="WEIGHT_SHIFT")
+    side: EnumProperty(name="Working Leg", description="Which leg works in the step", items=SIDE_ITEMS,
+                       default="DEFAULT")
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        settings = _step_list(context)
+        item = settings.steps.add()
+        item.step, item.side = self.step, self.side
+        position = min(settings.step_index + 1, len(settings.steps) - 1) if len(settings.steps) > 1 else 0
+        settings.steps.move(len(settings.steps) - 1, position)
+        settings.step_index = position
+        return {"FINISHED"}
+
+
+class PROCANIM_OT_dancer_step_remove(ProcAnimOperator, bpy.types.Operator):
+    """Remove the selected step from the dancer's step list"""
+
+    bl_idname = "procanim.dancer_step_remove"
+    bl_label = "Remove Step"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        settings = getattr(getattr(context.scene, "procanim", None), "dancer", None)
+        if settings is None or not 0 <= settings.step_index < len(settings.steps):
+            cls.poll_message_set("Select a step in the list")
+            return False
+        return True
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        settings = _step_list(context)
+        settings.steps.remove(settings.step_index)
+        settings.step_index = min(settings.step_index, len(settings.steps) - 1)
+        return {"FINISHED"}
+
+
+class PROCANIM_OT_dancer_step_move(ProcAnimOperator, bpy.types.Operator):
+    """Move the selected step up or down in the dancer's step list"""
+
+    bl_idname = "procanim.dancer_step_move"
+    bl_label = "Move Step"
+    bl_options = {"REGISTER", "UNDO"}
+
+    direction: EnumProperty(name="Direction", description="Where the step goes",
+                            items=(("UP", "Up", "One place earlier"), ("DOWN", "Down", "One place later")))
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        settings = getattr(getattr(context.scene, "procanim", None), "dancer", None)
+        if settings is None or not 0 <= settings.step_index < len(settings.steps):
+            cls.poll_message_set("Select a step in the list")
+            return False
+        return True
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        settings = _step_list(context)
+        new = settings.step_index + (-1 if self.direction == "UP" else 1)
+        if 0 <= new < len(settings.steps):
+            settings.steps.move(settings.step_index, new)
+            settings.step_index = new
+        return {"FINISHED"}
+
+
+classes = (PROCANIM_OT_add_dancer, PROCANIM_OT_bake_balance, PROCANIM_OT_dancer_step_add,
+           PROCANIM_OT_dancer_step_remove, PROCANIM_OT_dancer_step_move)
 
 
 # --------------------------------------------------------------------------- headless CLI
@@ -409,7 +531,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--mass", type=float, default=55.0, help="body mass in kilograms")
     p.add_argument("--sex", choices=("female", "male"), default="female", help="anthropometric table")
     p.add_argument("--sequence", default="first_position,weight_shift,retire,releve",
-                   help="comma-separated: a position, then a prefix of weight_shift,retire,releve")
+                   help="comma-separated: a position, then steps (name[:left|:right][@seconds]); "
+                   "names: " + ", ".join(POSITIONS + STEPS))
     p.add_argument("--experiment", choices=("sequence", "balance"), default="sequence",
                    help="the ballet sequence, or the heel-to-middle balance test")
     p.add_argument("--strategy", choices=("cop", "com"), default="cop", help="balance test strategy")
@@ -423,21 +546,19 @@ def add_cli(subparsers) -> None:
 
 
 def _cli_dance(args, context) -> None:
-    steps = [s.strip() for s in args.sequence.split(",") if s.strip()]
-    if not steps:
-        raise CliError("dance: --sequence is empty")
-    known = {"weight_shift", "retire", "releve"}
-    flags = {name: name in steps[1:] for name in known}
-    unknown = [s for s in steps[1:] if s not in known]
-    if unknown:
-        raise CliError(f"dance: unknown step(s) {', '.join(unknown)}; steps are weight_shift, retire, releve")
+    if args.experiment == "sequence":
+        try:
+            # Checked before anything is added: an illegal step names itself and why.
+            plan(parse_sequence_text(args.sequence), height=args.height)
+        except DancerError as exc:
+            raise CliError(f"dance: {exc}") from None
     if args.fps is not None:
         if not 1 <= args.fps <= 240:
             raise CliError(f"dance: --fps must be between 1 and 240, got {args.fps}")
         context.scene.render.fps, context.scene.render.fps_base = args.fps, 1.0
     call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
-    call_operator("procanim.bake_balance", experiment=args.experiment.upper(), position=steps[0].upper(),
-                  strategy=args.strategy.upper(), balance_duration=args.duration, **flags)
+    call_operator("procanim.bake_balance", experiment=args.experiment.upper(), sequence=args.sequence,
+                  strategy=args.strategy.upper(), balance_duration=args.duration)
     image = bpy.data.images.get(PLOT_IMAGE)
     if args.plot is not None and image is not None:
         args.plot.parent.mkdir(parents=True, exist_ok=True)

@@ -3,14 +3,51 @@
 from __future__ import annotations
 
 import bpy
+from bpy.props import CollectionProperty, EnumProperty, FloatProperty, IntProperty
 
 from ..addon.dancer import mujoco_unavailable
-from ..operators.dancer import PLOT_IMAGE, DancerBakeProperties, DancerBodyProperties
+from ..operators.dancer import (
+    PLOT_IMAGE,
+    SIDE_ITEMS,
+    STEP_ITEMS,
+    DancerBakeProperties,
+    DancerBodyProperties,
+    step_list_text,
+)
 from .common import GeneratorPanel, copy_settings, preset_menu
+
+
+class DancerStep(bpy.types.PropertyGroup):
+    """One step of the dancer's step list."""
+
+    step: EnumProperty(name="Step", description="The ballet step (a position first, then steps)",
+                       items=STEP_ITEMS, default="WEIGHT_SHIFT")
+    side: EnumProperty(name="Working Leg", description="Which leg works (for Weight Shift: which takes "
+                       "the weight); Default is the paper's: the left leg supports", items=SIDE_ITEMS,
+                       default="DEFAULT")
+    duration: FloatProperty(name="Duration", description="Seconds of this step; 0 uses the step's default",
+                            default=0.0, min=0.0, max=30.0, unit="TIME_ABSOLUTE")
 
 
 class DancerSettings(DancerBodyProperties, DancerBakeProperties, bpy.types.PropertyGroup):
     """Sidebar settings of the dancer: its body, the sequence or balance test, and the gains."""
+
+    steps: CollectionProperty(type=DancerStep, name="Steps",
+                              description="The step list the dancer performs; empty: the position and "
+                              "the ticked steps")
+    step_index: IntProperty(name="Selected Step", description="The selected step of the list", default=0,
+                            min=0)
+
+
+class PROCANIM_UL_dancer_steps(bpy.types.UIList):
+    """The dancer's steps in order, each with its working leg and duration"""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_property, index=0, flt_flag=0):
+        row = layout.row(align=True)
+        row.label(text=f"{index + 1}.")
+        row.prop(item, "step", text="")
+        row.prop(item, "side", text="")
+        row.prop(item, "duration", text="")
 
 
 DancerPresetMenu = preset_menu("dancer", "Dancer Presets")
@@ -46,6 +83,17 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
         box.label(text="Dance", icon="POSE_HLT")
         box.prop(settings, "experiment")
         if settings.experiment == "SEQUENCE":
+            row = box.row()
+            row.template_list("PROCANIM_UL_dancer_steps", "", settings, "steps", settings, "step_index",
+                              rows=4)
+            buttons = row.column(align=True)
+            buttons.operator_menu_enum("procanim.dancer_step_add", "step", text="", icon="ADD")
+            buttons.operator("procanim.dancer_step_remove", text="", icon="REMOVE")
+            buttons.separator()
+            buttons.operator("procanim.dancer_step_move", text="", icon="TRIA_UP").direction = "UP"
+            buttons.operator("procanim.dancer_step_move", text="", icon="TRIA_DOWN").direction = "DOWN"
+        if settings.experiment == "SEQUENCE" and len(settings.steps) == 0:
+            box.prop(settings, "sequence")
             box.prop(settings, "position")
             column = box.column(align=True)
             column.active = settings.position == "FIRST_POSITION"
@@ -55,7 +103,7 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
             column = box.column(align=True)
             for name in ("position_time", "shift_time", "retire_time", "releve_time"):
                 column.prop(settings, name)
-        else:
+        elif settings.experiment == "BALANCE":
             box.prop(settings, "strategy")
             box.prop(settings, "balance_duration")
 
@@ -65,10 +113,13 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
         for name in ("cop_com_position", "cop_com_velocity", "cop_tracking"):
             column.prop(settings, name)
         column = box.column(align=True)
-        for name in ("com_position", "com_velocity", "hip_com"):
+        for name in ("com_position", "com_velocity", "hip_com", "one_foot_tracking"):
             column.prop(settings, name)
 
-        copy_settings(settings, layout.operator("procanim.bake_balance", icon="RENDER_ANIMATION"))
+        bake = layout.operator("procanim.bake_balance", icon="RENDER_ANIMATION")
+        copy_settings(settings, bake)
+        if bake is not None and len(settings.steps):
+            bake.sequence = step_list_text(settings.steps)
         image = bpy.data.images.get(PLOT_IMAGE)
         if image is not None and image.preview is not None:
             layout.template_icon(icon_value=image.preview.icon_id, scale=8.0)
@@ -78,4 +129,4 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
 
 SCENE_SETTINGS = ("dancer", DancerSettings)
 OBJECT_SETTINGS = None
-classes = (DancerSettings, DancerPresetMenu, PROCANIM_PT_dancer)
+classes = (DancerStep, DancerSettings, PROCANIM_UL_dancer_steps, DancerPresetMenu, PROCANIM_PT_dancer)

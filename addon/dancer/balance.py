@@ -24,6 +24,8 @@ class Gains:
     COP strategy: eq. 7 ``cop_com_position`` [-] and ``cop_com_velocity`` [s] place the desired
     COP; eq. 9 ``cop_tracking`` [1/s] and ``cop_damping`` [-] turn the ankles to bring the COP
     there. ``hip_com`` [1/s] is the COM correction at the supporting hip on a small polygon.
+    ``one_foot_tracking`` [1/s] replaces ``cop_tracking`` while one foot carries the weight: the
+    polygon is a third as wide, so the COP has to follow faster (the section 3 test is on two feet).
     """
 
     com_position: float = 0.55
@@ -33,6 +35,7 @@ class Gains:
     cop_tracking: float = 6.0
     cop_damping: float = 0.0
     hip_com: float = 1.0
+    one_foot_tracking: float = 8.0
 
     def validate(self) -> None:
         for name, value in self.__dict__.items():

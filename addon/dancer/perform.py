@@ -9,7 +9,7 @@ and the toe joint taking over the sagittal control once the heel is up.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,20 +18,11 @@ from numpy.typing import NDArray
 from .anthropometry import DancerError
 from .balance import Gains
 from .model import build_body
-from .poses import (
-    DEFAULT_TURNOUT,
-    position_pose,
-    releve_pose,
-    retire_lift_pose,
-    retire_pose,
-    validate_sequence,
-)
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
+from .steps import DEFAULT_TURNOUT, plan
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
-PHASE_SECONDS = {"position": 1.5, "weight_shift": 3.0, "retire": 3.5, "releve": 7.0}
-
 
 
 @dataclass
@@ -42,6 +33,8 @@ class Performance:
     the rest frame (every body frame is world-aligned at rest); for ``hips`` it is the world
     rotation and ``root_positions`` (T, 3) is its joint position. ``rest_positions[bone]`` is the
     rest position of that joint. Bones not listed (head, hands) stay in their rest pose.
+    ``phase_times`` has one ``(step, start, end)`` per step of the sequence; ``supports`` the
+    stance of each tick ('both', 'L' or 'R'); ``joint_positions[body]`` (T, 3) world joint positions.
     """
 
     sequence: tuple[str, ...]
@@ -59,20 +52,19 @@ class Performance:
     com_targets: NDArray[np.float64]
     parents: dict[str, str | None] = field(default_factory=dict)
     contact_bodies: tuple[str, ...] = CONTACT_BODIES
+    supports: list[str] = field(default_factory=list)
+    joint_positions: dict[str, NDArray[np.float64]] = field(default_factory=dict)
 
+    def leg_tilt(self, side: str) -> NDArray[np.float64]:
+        """Degrees between the ``side`` leg (hip joint to ankle joint) and the vertical, per tick."""
+        axis = self.joint_positions[f"thigh.{side}"] - self.joint_positions[f"foot.{side}"]
+        cos = axis[:, 2] / np.linalg.norm(axis, axis=1)
+        return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
 
-@dataclass
-class _Phase:
-    name: str
-    duration: float
-    pose: dict[str, float]
-    stance: str
-    com_target: NDArray[np.float64]
-    pose_blend: float
-    target_blend: float
-    pose_delay: float = 0.0
-    toe_control: bool = False
-    via: dict[str, float] = field(default_factory=dict)
+    def step_window(self, index: int, seconds: float = 1.0) -> NDArray[np.bool_]:
+        """Ticks of the last ``seconds`` of step ``index``."""
+        _, start, end = self.phase_times[index]
+        return (self.times >= max(start, end - seconds) - 1e-9) & (self.times <= end + 1e-9)
 
 
 def _smooth(x: float) -> float:
@@ -87,20 +79,43 @@ def _contact_points(sim: DancerSim, bodies: tuple[str, ...]) -> NDArray[np.float
     return d.geom_xpos[mask, :2].copy()
 
 
-def _validate_durations(durations: dict[str, float] | None) -> dict[str, float]:
-    out = dict(PHASE_SECONDS)
-    for key, value in (durations or {}).items():
-        if key not in out:
-            raise DancerError(f"unknown phase {key!r} in durations; phases are {', '.join(out)}")
-        minimum = {"position": 0.2, "weight_shift": 1.0, "retire": 1.0, "releve": 2.5}[key]
-        if not np.isfinite(value) or not minimum <= value <= 30.0:
-            raise DancerError(f"phase {key!r} must last between {minimum} and 30 s, got {value}")
-        out[key] = float(value)
-    return out
+def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
+    """The pose a position really stands in: both feet flattened on the floor."""
+    scratch = DancerSim(body)
+
+    def settle(pose: dict[str, float]) -> dict[str, float]:
+        scratch.set_angles(pose)
+        scratch.place()
+        flat = dict(pose)
+        for side in ("L", "R"):
+            for axis in ("x", "y"):
+                name = f"foot.{side}_{axis}"
+                flat[name] = float(scratch.targets[scratch.index[name]])
+        return flat
+
+    return settle
+
+
+def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Where a phase holds the projected COM, from the feet where they are now."""
+    if kind == "hold":
+        return com[:2].copy()
+    if kind == "both":
+        # Between the ankles, a little towards the toes: where the body stands quietly.
+        ankles = 0.5 * (sim.data.xpos[sim.body_ids["foot.L"], :2] + sim.data.xpos[sim.body_ids["foot.R"], :2])
+        middle = convex_hull(_contact_points(sim, CONTACT_BODIES)).mean(axis=0)
+        return ankles + 0.25 * (middle - ankles)
+    what, side = kind.split(":")
+    if what == "toe":
+        toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
+        return convex_hull(_contact_points(sim, toes)).mean(axis=0)
+    # The middle of the supporting foot. Nearer its medial edge the supporting leg would stand
+    # straighter, but there the one-foot balance fell during the retire (see issue 18's notes).
+    return convex_hull(_contact_points(sim, (f"foot.{side}", f"toe.{side}"))).mean(axis=0)
 
 
 def perform_steps(
-    sequence: tuple[str, ...] | list[str] = DEFAULT_SEQUENCE,
+    sequence=DEFAULT_SEQUENCE,
     gains: Gains | None = None,
     height: float = 1.65,
     mass: float = 55.0,
@@ -108,15 +123,15 @@ def perform_steps(
     turnout: float = DEFAULT_TURNOUT,
     durations: dict[str, float] | None = None,
     pose_overrides: dict[str, float] | None = None,
+    allow_unbalanced: bool = False,
 ) -> Generator[tuple[float, str], None, Performance]:
     """:func:`perform` in chunks: yields ``(progress, phase text)``, returns the :class:`Performance`."""
-    seq = validate_sequence(sequence)
     gains = gains or Gains()
     gains.validate()
-    seconds = _validate_durations(durations)
     body = build_body(height, mass, sex)
+    labels, phases, _ = plan(sequence, turnout, height, durations, _settler(body), allow_unbalanced)
     sim = DancerSim(body)
-    start_pose = position_pose(seq[0], turnout, height)
+    start_pose = dict(phases[0].pose)
     for name, value in (pose_overrides or {}).items():
         if name not in sim.index:
             raise DancerError(f"unknown joint {name!r} in the pose; joints are {', '.join(body.joints)}")
@@ -126,28 +141,10 @@ def perform_steps(
     sim.set_angles(start_pose)
     sim.place()
     base = sim.targets.copy()
-    pose0 = {name: float(base[i]) for i, name in enumerate(body.joints)}
+    phases[0].pose = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
-    left = convex_hull(_contact_points(sim, ("foot.L", "toe.L")))
-    small_polygon = 0.5 * polygon_area(left)
-    toe = convex_hull(_contact_points(sim, ("toe.L",)))
-    # Quiet standing in the position first: hold the COM where the pose put it.
-    phases = [_Phase("position", seconds["position"], pose0, "both", sim.measure().com[:2], 0.3, 0.3)]
-    pose = pose0
-    for step in seq[1:]:
-        if step == "weight_shift":
-            phases.append(_Phase(step, seconds[step], pose, "both", left.mean(axis=0), 0.5, 2.0))
-        elif step == "retire":
-            pose = retire_pose(pose)
-            # Halfway the working foot is lifted flat (knee twice the hip flexion, ankle
-            # compensating) so no part of it pushes against the floor; then it points.
-            phases.append(_Phase(step, seconds[step], pose, "L", left.mean(axis=0), 2.5, 0.5,
-                                 via=retire_lift_pose(pose)))
-        else:
-            pose = releve_pose(pose)
-            # Over the ball of the foot first, then rise: the heel leaves the floor last.
-            phases.append(_Phase(step, seconds[step], pose, "L", toe.mean(axis=0), 2.2, 1.2,
-                                 pose_delay=1.5, toe_control=True))
+    foot_area = {s: polygon_area(convex_hull(_contact_points(sim, (f"foot.{s}", f"toe.{s}"))))
+                 for s in ("L", "R")}
 
     n_ticks = int(round(sum(p.duration for p in phases) / CONTROL_DT))
     nb = sim.model.nbody
@@ -157,45 +154,75 @@ def perform_steps(
     targets_log = np.empty((n_ticks + 1, 2))
     contact_log = np.zeros((n_ticks + 1, len(CONTACT_BODIES)), dtype=bool)
     quats = np.empty((n_ticks + 1, nb, 4))
+    xpos = np.empty((n_ticks + 1, nb, 3))
     root_pos = np.empty((n_ticks + 1, 3))
     polygons: list[NDArray[np.float64]] = []
-    phase_times: list[tuple[str, float, float]] = []
+    supports: list[str] = []
+    step_times: list[tuple[str, float, float]] = []
 
     lean = np.zeros(2)
     hip_lean = np.zeros(2)
     meas = sim.measure()
     last_cop = meas.cop[:2].copy()
     prev_pose_vec = base.copy()
-    prev_target = phases[0].com_target.copy()
+    prev_target = meas.com[:2].copy()
+    carried = np.zeros(len(body.joints))
     fell, fall_time = False, float("inf")
     tick = 0
     phase_start = 0.0
     count = 0
     spine_weights = sim.lean_weights({"spine_x": -1.0, "spine_y": -1.0})
-    hip_weights = sim.lean_weights({"thigh.L_x": -1.0, "thigh.L_y": -1.0})
+
+    def leg_weights(side: str) -> dict[str, float]:
+        return {f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0,
+                f"thigh.{side}_x": 1.0, f"thigh.{side}_y": 1.0}
+
+    def leg_mask(side: str) -> NDArray[np.bool_]:
+        return np.array([f".{side}_" in name and not name.startswith(("upper_arm", "forearm"))
+                         for name in body.joints])
+
     for k, phase in enumerate(phases):
+        stance = ("L", "R") if phase.stance == "both" else (phase.stance,)
+        previous = ("L", "R") if k == 0 or phases[k - 1].stance == "both" else (phases[k - 1].stance,)
+        for side in previous:
+            if side not in stance:
+                # The leg leaving the floor keeps the lean it had, as the start of its own motion.
+                dropped = sim.lean_offsets(lean, leg_weights(side))
+                prev_pose_vec = prev_pose_vec + dropped
+                carried = np.where(leg_mask(side), dropped, carried)
+        for side in stance:
+            if side not in previous:
+                # A leg joining the stance takes the lean from here on: no jump in its targets.
+                mask = leg_mask(side)
+                joining = sim.lean_offsets(lean, leg_weights(side))
+                prev_pose_vec = np.where(mask, prev_pose_vec + carried - joining, prev_pose_vec)
+                carried = np.where(mask, 0.0, carried)
         pose_vec = prev_pose_vec.copy()
         for name, value in phase.pose.items():
             pose_vec[sim.index[name]] = value
         via_vec = prev_pose_vec.copy()
         for name, value in phase.via.items():
             via_vec[sim.index[name]] = value
-        if k > 0 and phase.stance != phases[k - 1].stance:
-            # The leg leaving the floor keeps the lean it had, as the start of its own motion.
-            dropped = sim.lean_offsets(lean, {"foot.R_x": -1.0, "foot.R_y": -1.0,
-                                              "thigh.R_x": 1.0, "thigh.R_y": 1.0})
-            prev_pose_vec = prev_pose_vec + dropped
-            pose_vec = pose_vec + dropped * np.array([name not in phase.pose for name in body.joints])
-            via_vec = via_vec + dropped * np.array([name not in phase.via for name in body.joints])
+        if phase.keep_lean:
+            pose_vec = pose_vec + carried
+            via_vec = via_vec + carried
+        phase_target = _com_target(sim, phase.target, meas.com)
         phase_ticks = int(round(phase.duration / CONTROL_DT))
-        sides = ("L", "R") if phase.stance == "both" else ("L",)
-        lean_joints = {"foot.L_y": -1.0, "toe.L_y": 0.0}
-        for side in sides:
-            lean_joints.update({f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0,
+        lean_joints: dict[str, float] = {}
+        for side in stance:
+            lean_joints.update({f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0, f"toe.{side}_y": 0.0,
                                 f"thigh.{side}_x": 1.0, f"thigh.{side}_y": 1.0})
         lean_index, lean_weights = sim.lean_weights(lean_joints)
-        foot_y, toe_y = 0, 1
-        phase_times.append((phase.name if k else seq[0], phase_start, phase_start + phase.duration))
+        names = list(lean_joints)
+        foot_y = [names.index(f"foot.{s}_y") for s in stance]
+        toe_y = [names.index(f"toe.{s}_y") for s in stance]
+        hip_weights = sim.lean_weights({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
+        small_polygon = 0.5 * foot_area[stance[0]]
+        label = phase.label if k else labels[0]
+        if phase.starts_step:
+            step_times.append((label, phase_start, phase_start + phase.duration))
+        else:
+            step_times[-1] = (label, step_times[-1][1], phase_start + phase.duration)
         for local in range(phase_ticks + (1 if k == len(phases) - 1 else 0)):
             t_local = local * CONTROL_DT
             t = phase_start + t_local
@@ -203,8 +230,10 @@ def perform_steps(
             times[tick], com[tick], cop[tick] = t, meas.com, meas.cop
             contact_log[tick] = meas.in_contact
             quats[tick] = sim.data.xquat
+            xpos[tick] = sim.data.xpos
             root_pos[tick] = sim.data.xpos[sim.root]
             polygons.append(meas.hull)
+            supports.append(phase.stance)
             count = tick + 1
             if sim.fallen(meas) or meas.total_normal_force <= 0.0:
                 fell, fall_time = True, t
@@ -213,7 +242,7 @@ def perform_steps(
                 break
             a = _smooth((t_local - phase.pose_delay) / phase.pose_blend)
             b = _smooth(t_local / phase.target_blend)
-            target = (1 - b) * prev_target + b * phase.com_target
+            target = (1 - b) * prev_target + b * phase_target
             targets_log[tick] = target
             base_now = (1 - a) * prev_pose_vec + a * pose_vec
             if phase.via:
@@ -223,22 +252,25 @@ def perform_steps(
                 base_now = (1 - second) * base_now + second * pose_vec
 
             c, v = meas.com[:2], meas.com_velocity[:2]
-            toe_share = a if phase.toe_control else 0.0
-            pivot = "toe.L" if toe_share > 0.5 else "foot.L"
+            toe_share = 0.0
+            if phase.toe_control:
+                toe_share = 1.0 - a if phase.toe_release else a
+            pivot = f"toe.{stance[0]}" if toe_share > 0.5 else f"foot.{stance[0]}"
             h = max(meas.com[2] - sim.data.xpos[sim.body_ids[pivot], 2], 0.2)
             desired = c + gains.cop_com_position * (c - target) + gains.cop_com_velocity * v
             if len(meas.hull) >= 3:
                 desired = clamp_into_hull(desired, meas.hull, 0.1 * body.contact_radius)
             cop_velocity = (meas.cop[:2] - last_cop) / CONTROL_DT
             last_cop = meas.cop[:2].copy()
-            shift = gains.cop_tracking * (meas.cop[:2] - desired) - gains.cop_damping * cop_velocity
+            tracking = gains.cop_tracking if phase.stance == "both" else gains.one_foot_tracking
+            shift = tracking * (meas.cop[:2] - desired) - gains.cop_damping * cop_velocity
             lean += CONTROL_DT * lean_for_shift(shift, h)
 
             weights = lean_weights.copy()
             weights[foot_y] = -(1.0 - toe_share)
             weights[toe_y] = -toe_share
             offsets = sim.lean_offsets(lean, (lean_index, weights))
-            if phase.stance == "L" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
+            if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
                 shift = gains.hip_com * ((target - c) - 0.5 * v)
@@ -254,26 +286,28 @@ def perform_steps(
             meas = sim.measure()
             tick += 1
             if tick % 50 == 0:
-                yield min(tick / n_ticks, 0.99), f"{phase_times[-1][0]} at {t:.1f} s"
+                yield min(tick / n_ticks, 0.99), f"{step_times[-1][0]} at {t:.1f} s"
         if fell:
             break
         prev_pose_vec = pose_vec
-        prev_target = phase.com_target.copy()
+        prev_target = phase_target.copy()
         phase_start += phase.duration
 
     if count > 1:
         targets_log[count - 1] = targets_log[count - 2]  # the last tick records but does not control
     rotations, rest = bone_rotations(sim, quats[:count])
+    joint_positions = {spec.name: xpos[:count, sim.body_ids[spec.name]].copy() for spec in body.bodies}
     result = Performance(
-        seq, times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count], phase_times,
-        fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
-        parents={spec.name: spec.parent for spec in body.bodies})
+        tuple(labels), times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count],
+        step_times, fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
+        parents={spec.name: spec.parent for spec in body.bodies}, supports=supports[:count],
+        joint_positions=joint_positions)
     yield 1.0, "done"
     return result
 
 
 def perform(
-    sequence: tuple[str, ...] | list[str] = DEFAULT_SEQUENCE,
+    sequence=DEFAULT_SEQUENCE,
     gains: Gains | None = None,
     height: float = 1.65,
     mass: float = 55.0,
@@ -281,13 +315,17 @@ def perform(
     turnout: float = DEFAULT_TURNOUT,
     durations: dict[str, float] | None = None,
     pose_overrides: dict[str, float] | None = None,
+    allow_unbalanced: bool = False,
 ) -> Performance:
-    """Perform ``sequence``: a position then a prefix of weight_shift, retire, releve.
+    """Perform ``sequence``: a position, then steps of :data:`STEPS` (see :mod:`.steps`).
 
-    Ends, for the full sequence, in quiet standing on the left toe. Falling is a result
-    (``fell=True``, ``fall_time``), not an exception.
+    Items are step names with an optional ``:left``/``:right`` suffix, or ``(name, seconds)``.
+    The default (the paper's Fig. 2) ends in quiet standing on the left toe. A step that cannot
+    be balanced from where the previous ones leave the dancer raises :class:`DancerError` before
+    anything is simulated; falling is a result (``fell=True``, ``fall_time``), not an exception.
     """
-    steps = perform_steps(sequence, gains, height, mass, sex, turnout, durations, pose_overrides)
+    steps = perform_steps(sequence, gains, height, mass, sex, turnout, durations, pose_overrides,
+                          allow_unbalanced)
     while True:
         try:
             next(steps)

@@ -168,3 +168,68 @@ def test_cli_dance_writes_blend_and_plots(tmp_path):
     assert out.is_file() and plot.read_bytes()[:4] == b"\x89PNG" and compare.read_bytes()[:4] == b"\x89PNG"
     bad = run_cli("dance", "--sequence", "first_position,spin", tmp_path=tmp_path, timeout=120)
     assert bad.returncode == 1 and "spin" in bad.stderr
+    illegal = run_cli("dance", "--sequence", "first_position,arabesque_45:right", tmp_path=tmp_path,
+                      timeout=120)
+    assert illegal.returncode == 1 and "arabesque" in illegal.stderr
+
+
+def test_cli_dance_takes_sides_and_seconds(tmp_path):
+    out = tmp_path / "right.blend"
+    result = run_cli("dance", "--sequence", "first_position@0.5,weight_shift:right@1.5", "--out", str(out),
+                     tmp_path=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert out.is_file()
+
+
+def test_step_list_add_reorder_remove_bake_and_save(dancer, ext, tmp_path):
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    armature = bpy.context.active_object
+    settings = bpy.context.scene.procanim.dancer
+    assert bpy.ops.procanim.dancer_step_add(step="WEIGHT_SHIFT", side="RIGHT") == {"FINISHED"}
+    assert bpy.ops.procanim.dancer_step_add(step="FIRST_POSITION") == {"FINISHED"}
+    assert bpy.ops.procanim.dancer_step_add(step="RETIRE") == {"FINISHED"}
+    assert [s.step for s in settings.steps] == ["WEIGHT_SHIFT", "FIRST_POSITION", "RETIRE"]
+    settings.step_index = 1
+    assert bpy.ops.procanim.dancer_step_move(direction="UP") == {"FINISHED"}
+    assert settings.step_index == 0
+    settings.step_index = 2
+    assert bpy.ops.procanim.dancer_step_remove() == {"FINISHED"}
+    settings.steps[0].duration, settings.steps[1].duration = 0.5, 1.5
+    text = dancer.step_list_text(settings.steps)
+    assert text == "first_position@0.5,weight_shift:right@1.5"
+    assert bpy.ops.procanim.bake_balance(sequence=text) == {"FINISHED"}
+    scene = bpy.context.scene
+    assert scene.frame_end - scene.frame_start == int(2.0 * scene.render.fps / scene.render.fps_base)
+    # The right foot takes the weight: the COP ends to the right (-y) of where it started.
+    cop = next(o for o in bpy.data.objects if o.name == "Dancer COP")
+    cop_y = _curve(ext, cop, "location", 1)
+    assert cop_y.evaluate(scene.frame_end) < cop_y.evaluate(scene.frame_start) - 0.03
+    assert armature[dancer.DANCER_KEY + "_sequence"] == text
+    path = tmp_path / "steps.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    saved = bpy.context.scene.procanim.dancer.steps
+    assert [(s.step, s.side, s.duration) for s in saved] == [
+        ("FIRST_POSITION", "DEFAULT", 0.5), ("WEIGHT_SHIFT", "RIGHT", 1.5)]
+    assert bpy.data.objects["Dancer"][dancer.DANCER_KEY + "_sequence"] == text
+
+
+def test_an_illegal_step_list_is_refused_with_the_reason_and_changes_nothing(dancer):
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    before = data_counts()
+    with pytest.raises(RuntimeError, match="weight on one foot"):
+        bpy.ops.procanim.bake_balance(sequence="first_position,retire:right")
+    with pytest.raises(RuntimeError, match="unknown step 'plie'"):
+        bpy.ops.procanim.bake_balance(sequence="first_position,plie")
+    assert data_counts() == before
+    assert dancer.DANCER_KEY + "_sequence" not in bpy.context.active_object
+
+
+def test_panel_draws_the_step_list(ext):
+    panel = ext("panels.dancer").PROCANIM_PT_dancer
+    settings = bpy.context.scene.procanim.dancer
+    for name in ("FIRST_POSITION", "WEIGHT_SHIFT", "RETIRE"):
+        settings.steps.add().step = name
+    with bpy.context.temp_override(**view3d_override()):
+        smoke_draw(panel)

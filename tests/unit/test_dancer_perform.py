@@ -126,3 +126,101 @@ def test_a_heavy_tall_dancer_performs_too():
     show = perform(DEFAULT_SEQUENCE, height=1.9, mass=100.0, sex="male")
     assert not show.fell
     assert show.in_contact[-1].tolist() == [False, True, False, False]
+
+
+def test_the_right_leg_sequence_is_the_mirror_image_of_the_left(show):
+    right = perform(("first_position", "weight_shift:right", "retire:left", "releve:left"))
+    assert not right.fell
+    assert [name for name, _, _ in right.phase_times] == list(right.sequence)
+    assert right.in_contact[-1].tolist() == [False, False, False, True]
+    # Same body, mirrored targets: the COM path is the left one reflected in the sagittal plane.
+    np.testing.assert_allclose(right.com[:, 0], show.com[:, 0], atol=2e-3)
+    np.testing.assert_allclose(right.com[:, 1], -show.com[:, 1], atol=2e-3)
+
+
+def test_no_suffix_keeps_the_papers_left_support():
+    from addon.dancer import plan
+
+    labels, phases, state = plan(("first_position", "weight_shift", "retire"))
+    assert labels == ["first_position", "weight_shift", "retire"]
+    assert state.support == "L" and state.raised
+    assert phases[-1].stance == "L"
+    _, _, right = plan(("first_position", "weight_shift:right", "retire:left"))
+    assert right.support == "R"
+
+
+@pytest.mark.parametrize(
+    ("sequence", "words"),
+    [
+        (("first_position", "arabesque_45"), ("arabesque", "weight on one foot", "weight_shift")),
+        (("first_position", "weight_shift", "retire:left"),
+         ("weight is on the left foot", "weight_shift:right")),
+        (("first_position", "weight_shift", "weight_shift:left"), ("already on the left",)),
+        (("first_position", "releve:right"), ("weight on one foot", "weight_shift:left")),
+        (("first_position", "weight_shift", "releve"), ("retire",)),
+        (("first_position", "weight_shift", "retire", "releve", "demi_plie"), ("both feet flat",)),
+        (("first_position", "pivot_quarter"), ("demi-pointe", "releve")),
+        (("first_position", "tendu_front:sideways"), (":left", ":right")),
+        (("first_position:left",), ("position takes no side",)),
+    ],
+)
+def test_illegal_steps_are_refused_before_simulating_with_the_reason(sequence, words):
+    from addon.dancer import plan
+
+    with pytest.raises(DancerError) as caught:
+        plan(sequence, allow_unbalanced=True)
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_steps_the_controller_cannot_hold_yet_are_refused_unless_asked_for():
+    from addon.dancer import STEPS, plan
+
+    with pytest.raises(DancerError, match="cannot hold it yet"):
+        perform(("first_position", "demi_plie"))
+    labels, phases, _ = plan(("first_position", "demi_plie", "tendu_side:right"), allow_unbalanced=True)
+    assert labels == ["first_position", "demi_plie", "tendu_side:right"]
+    assert sum(p.starts_step for p in phases) == 3
+    assert len(STEPS) == 14 and "pivot_quarter" in STEPS
+
+
+def test_per_step_durations_from_pairs_and_text():
+    from addon.dancer import parse_sequence_text, plan
+
+    items = parse_sequence_text("first_position@1, weight_shift:left@2.5 ,retire")
+    assert items == [("first_position", 1.0), ("weight_shift:left", 2.5), ("retire", None)]
+    _, phases, _ = plan(items)
+    assert [p.duration for p in phases] == [1.0, 2.5, 3.5]
+    with pytest.raises(DancerError, match="seconds"):
+        parse_sequence_text("first_position@soon")
+    with pytest.raises(DancerError, match="between"):
+        plan([("first_position", None), ("weight_shift", 0.2)])
+
+
+def _com_inside_for_the_last_second_of_every_step(show):
+    for index, (name, _, _) in enumerate(show.phase_times):
+        ticks = np.nonzero(show.step_window(index, 1.0))[0]
+        assert len(ticks) > 50, name
+        depth = [signed_distance_inside(show.com[t], show.support_polygons[t]) for t in ticks]
+        assert min(depth) > 0.0, f"{name}: COM {-min(depth):.3f} m outside the support polygon"
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_every_balanced_step_on_each_leg_ends_with_the_com_inside_the_polygon(show, side):
+    if side == "left":
+        run = show
+    else:
+        run = perform(("first_position", "weight_shift:right", "retire:left", "releve:left"))
+    assert not run.fell
+    _com_inside_for_the_last_second_of_every_step(run)
+
+
+def test_a_seeded_random_twenty_step_legal_sequence_completes():
+    from addon.dancer import random_sequence
+
+    sequence = random_sequence(np.random.default_rng(2026), 20)
+    assert len(sequence) == 20 and len(set(sequence)) > 3
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    assert [name for name, _, _ in run.phase_times] == sequence
+    _com_inside_for_the_last_second_of_every_step(run)

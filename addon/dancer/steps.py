@@ -1,0 +1,614 @@
+"""The step vocabulary: names, the dancer's state between steps, legality and each step's phases.
+
+A sequence is a list of names such as ``"first_position"``, ``"tendu_front:right"``. The suffix
+names the working leg (for ``weight_shift``, the leg that takes the weight); without it the
+paper's choice holds: the left leg supports, the right one works. Every step is planned against
+the state the previous steps leave (which foot carries the weight, whether the working leg is up,
+whether the dancer is on demi-pointe), so a step that cannot be balanced from there is refused with
+the reason before anything is simulated.
+
+Poses are written for the left supporting leg; the right-supporting version is the mirror image.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .anthropometry import DancerError
+
+POSITIONS = ("first_position", "second_position", "third_position", "fourth_position", "fifth_position")
+STEPS = (
+    "weight_shift", "demi_plie", "grand_plie", "tendu_front", "tendu_side", "tendu_back", "retire",
+    "releve", "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
+    "arabesque_45", "pivot_quarter",
+)
+SIDES = {"left": "L", "right": "R"}
+# Steps the COP controller balances today, from first position. The others are planned and
+# simulated (``allow_unbalanced=True``) but the dancer still falls during them, so a sequence
+# using them is refused with that reason instead of baking a fall.
+BALANCED = frozenset({"weight_shift", "retire", "releve"})
+DEFAULT_TURNOUT = np.radians(40.0)
+RELEVE_ANGLE = 0.75
+
+# Seconds per step when the sequence does not say (a step list item's own duration wins).
+STEP_SECONDS = {
+    "position": 1.5, "transition": 5.0, "weight_shift": 3.0, "demi_plie": 3.0, "grand_plie": 5.0,
+    "tendu": 5.0, "retire": 3.5, "releve": 7.0, "developpe": 8.0, "arabesque": 8.0, "pivot": 4.0,
+    "lower": 3.0,
+}
+MIN_SECONDS = {
+    "position": 0.2, "transition": 3.0, "weight_shift": 1.0, "demi_plie": 1.5, "grand_plie": 3.0,
+    "tendu": 1.5, "retire": 1.0, "releve": 2.5, "developpe": 3.0, "arabesque": 3.0, "pivot": 2.5,
+    "lower": 2.0,
+}
+
+
+def step_kind(name: str) -> str:
+    """The timing family of a step name: 'tendu_side' -> 'tendu', 'third_position' -> 'position'."""
+    if name in POSITIONS:
+        return "position"
+    for kind in ("tendu", "developpe", "arabesque", "pivot"):
+        if name.startswith(kind):
+            return kind
+    return name
+
+
+# --------------------------------------------------------------------------------- poses
+
+
+def other(side: str) -> str:
+    return "R" if side == "L" else "L"
+
+
+def mirror_pose(pose: dict[str, float]) -> dict[str, float]:
+    """The pose seen in a mirror: left and right joints swap, roll (x) and twist (z) change sign."""
+    out: dict[str, float] = {}
+    for name, value in pose.items():
+        body, axis = name.rsplit("_", 1)
+        if body.endswith(".L"):
+            body = body[:-2] + ".R"
+        elif body.endswith(".R"):
+            body = body[:-2] + ".L"
+        out[f"{body}_{axis}"] = -value if axis in ("x", "z") else value
+    return out
+
+
+def arms(port: str) -> dict[str, float]:
+    """Classical arm positions (port de bras), symmetric unless stated; the left arm is given."""
+    left = {
+        # Bras bas: rounded slightly forward and away from the body.
+        "low": {"upper_arm.L_x": 0.25, "upper_arm.L_y": -0.15, "forearm.L_y": -0.35},
+        # First: rounded in front of the stomach.
+        "first": {"upper_arm.L_x": 0.3, "upper_arm.L_y": -0.85, "forearm.L_y": -0.7},
+        # Second: open to the side, a little forward, elbows soft.
+        "second": {"upper_arm.L_x": 1.25, "upper_arm.L_y": -0.3, "forearm.L_y": -0.25},
+        # Demi-seconde: half way down from second (the paper's retire arms).
+        "demi": {"upper_arm.L_x": 0.35, "upper_arm.L_y": -0.15, "forearm.L_y": -0.35},
+        # Fifth en haut: rounded above the head.
+        "high": {"upper_arm.L_x": 0.35, "upper_arm.L_y": -2.55, "forearm.L_y": -0.6},
+    }
+    if port == "arabesque":
+        # First arabesque: the supporting side's arm reaches forward, the other opens to the side.
+        pose = {"upper_arm.L_x": 0.1, "upper_arm.L_y": -1.45, "forearm.L_y": -0.1,
+                "upper_arm.R_x": -1.2, "upper_arm.R_y": -0.2, "forearm.R_y": -0.15}
+        return pose
+    pose = dict(left[port])
+    pose.update(mirror_pose(left[port]))
+    return pose
+
+
+def arms_low() -> dict[str, float]:
+    """Bras bas (kept for callers of the paper's sequence)."""
+    return arms("low")
+
+
+def position_pose(name: str, turnout: float = DEFAULT_TURNOUT, height: float = 1.65) -> dict[str, float]:
+    """Joint targets of a basic ballet position (feet placement by hip rotation and spread).
+
+    Third and fourth are placed like fifth with the front (right) foot half way forward or a foot
+    length in front; fifth crosses the feet fully, the right heel at the left toes.
+    """
+    if name not in POSITIONS:
+        raise DancerError(f"unknown position {name!r}; choose one of {', '.join(POSITIONS)}")
+    if not 0.0 <= turnout <= np.radians(80.0):
+        raise DancerError(f"turnout must be between 0 and 80 degrees, got {np.degrees(turnout):.1f}")
+    pose = arms("low")
+    pose["thigh.L_z"] = turnout
+    pose["thigh.R_z"] = -turnout
+    leg = 0.491 * height
+    hip = 0.050 * height
+    heel = 0.035 * height
+    if name == "first_position":
+        # Heels touching: each ankle sits a heel's sideways offset from the midline.
+        ankle_y, split = heel * np.sin(turnout) + 0.005 * height, 0.0
+    elif name == "second_position":
+        ankle_y, split = hip + 0.06 * height, 0.0
+    elif name == "third_position":
+        # Heel of the front foot at the middle of the back foot.
+        ankle_y, split = 0.004 * height, 0.05
+    elif name == "fourth_position":
+        # Fifth opened a foot's length: the front foot ahead, the back one behind.
+        ankle_y, split = -0.006 * height, 0.17
+    else:
+        # Fifth: the feet overlap, the right (front) heel at the left toes; the legs cross.
+        ankle_y, split = -0.012 * height, 0.08
+    spread = np.arctan2(ankle_y - hip, leg)
+    pose["thigh.L_x"] = spread
+    pose["thigh.R_x"] = -spread
+    if split:
+        # Symmetric split so both feet reach the floor with a level pelvis.
+        pose["thigh.R_y"] = -split
+        pose["thigh.L_y"] = split
+    return pose
+
+
+def _working(side: str, pose: dict[str, float]) -> dict[str, float]:
+    """A right-working-leg pose (left supporting) for the working leg ``side``."""
+    return pose if side == "R" else mirror_pose(pose)
+
+
+def _on(base: dict[str, float], side: str, builder: Callable[[dict[str, float]], dict[str, float]]):
+    """Apply ``builder`` (written for the right working leg) with ``side`` working."""
+    if side == "R":
+        return builder(base)
+    return mirror_pose(builder(mirror_pose(base)))
+
+
+def retire_pose(base: dict[str, float]) -> dict[str, float]:
+    """Working (right) leg lifted, turned out, its toes at the supporting knee."""
+    pose = dict(base)
+    pose.update({
+        "thigh.R_x": -0.55, "thigh.R_y": -0.95, "thigh.R_z": -0.6,
+        "shin.R_y": 2.1, "foot.R_y": 0.6, "toe.R_y": 0.3,
+        "upper_arm.L_x": 0.35, "upper_arm.R_x": -0.35,
+    })
+    return pose
+
+
+def retire_lift_pose(base: dict[str, float]) -> dict[str, float]:
+    """Halfway to retiré: the working foot lifted flat, knee bent twice as far as the hip."""
+    pose = dict(base)
+    pose.update({"thigh.R_y": -0.35, "shin.R_y": 0.75, "foot.R_y": -0.42, "toe.R_y": 0.0})
+    return pose
+
+
+def releve_pose(base: dict[str, float], side: str = "L") -> dict[str, float]:
+    """Supporting foot ``side`` on demi-pointe: ankle plantarflexed, toes flat on the floor."""
+    pose = dict(base)
+    # Rolling the foot over the ball carries the ankle forward; lean back by as much so the
+    # COM stays over the ball instead of leaving the controller to catch it.
+    ball, ankle_above_ball, com_above_ankle = 0.074, 0.0315, 0.52
+    ankle_travel = ball * (1.0 - np.cos(RELEVE_ANGLE)) + ankle_above_ball * np.sin(RELEVE_ANGLE)
+    pose[f"foot.{side}_y"] = base.get(f"foot.{side}_y", 0.0) + RELEVE_ANGLE + ankle_travel / com_above_ankle
+    pose[f"toe.{side}_y"] = base.get(f"toe.{side}_y", 0.0) - RELEVE_ANGLE
+    return pose
+
+
+def _euler_xyz(matrix: np.ndarray) -> tuple[float, float, float]:
+    """Angles (x, y, z) with matrix = Rx(x) Ry(y) Rz(z): the order of the hip's hinges."""
+    y = float(np.arcsin(np.clip(matrix[0, 2], -1.0, 1.0)))
+    x = float(np.arctan2(-matrix[1, 2], matrix[2, 2]))
+    z = float(np.arctan2(-matrix[0, 1], matrix[0, 0]))
+    return x, y, z
+
+
+def _rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    axis = np.asarray(axis, dtype=np.float64) / np.linalg.norm(axis)
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + np.sin(angle) * k + (1.0 - np.cos(angle)) * (k @ k)
+
+
+def turned_out_flexion(pose: dict[str, float], side: str, angle: float) -> dict[str, float]:
+    """Hip flexion by ``angle`` towards where the turned-out foot points (knee over the toes)."""
+    x, y, z = (pose.get(f"thigh.{side}_{a}", 0.0) for a in ("x", "y", "z"))
+    current = _rotation([1, 0, 0], x) @ _rotation([0, 1, 0], y) @ _rotation([0, 0, 1], z)
+    toes = current @ np.array([1.0, 0.0, 0.0])
+    toes[2] = 0.0
+    toes /= max(np.linalg.norm(toes), 1e-9)
+    # Turning about the horizontal axis across the toes' direction swings the knee over them.
+    axis = np.array([-toes[1], toes[0], 0.0])
+    x, y, z = _euler_xyz(_rotation(axis, -angle) @ current)
+    return {f"thigh.{side}_x": x, f"thigh.{side}_y": y, f"thigh.{side}_z": z}
+
+
+def _leg(thigh_x: float, thigh_y: float, knee: float = 0.0, point: float = 0.9,
+         turn: float = -0.6) -> dict[str, float]:
+    return {"thigh.R_x": thigh_x, "thigh.R_y": thigh_y, "thigh.R_z": turn,
+            "shin.R_y": knee, "foot.R_y": point, "toe.R_y": 0.35}
+
+
+# Right working leg, left supporting: (thigh roll, thigh pitch) of each extension. Negative roll
+# opens the right leg to the side, negative pitch lifts it forward.
+TENDU = {"front": (0.0, -0.38), "side": (-0.4, 0.0), "back": (0.0, 0.42)}
+DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
+             ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
+
+
+# --------------------------------------------------------------------------------- phases
+
+
+@dataclass
+class Phase:
+    """One simulated stretch: blend the targets to ``pose``, the COM target to ``target``.
+
+    ``stance`` is 'both', 'L' or 'R' (the feet the balance leans on); ``target`` is 'hold' (where
+    the COM is), 'both' (middle of the feet), 'foot' or 'toe' (of the stance side).
+    """
+
+    label: str
+    duration: float
+    pose: dict[str, float]
+    stance: str
+    target: str
+    pose_blend: float
+    target_blend: float
+    pose_delay: float = 0.0
+    toe_control: bool = False
+    via: dict[str, float] = field(default_factory=dict)
+    keep_lean: bool = False
+    turn: float = 0.0
+    toe_release: bool = False
+    starts_step: bool = False
+
+
+@dataclass(frozen=True)
+class State:
+    """What the dancer stands like between steps."""
+
+    position: str
+    pose: dict[str, float]
+    support: str = "both"     # 'both', 'L' or 'R'
+    raised: bool = False      # working leg in retire
+    releve: bool = False      # supporting foot (or both feet) on demi-pointe
+
+
+def parse_step(item: str) -> tuple[str, str | None]:
+    """``"tendu_front:right"`` -> ``("tendu_front", "R")``; the side is None without a suffix."""
+    text = item.strip()
+    name, _, suffix = text.partition(":")
+    name = name.strip()
+    if name not in POSITIONS and name not in STEPS:
+        raise DancerError(f"unknown step {name!r}; steps are {', '.join(POSITIONS + STEPS)}")
+    if not suffix:
+        return name, None
+    side = SIDES.get(suffix.strip().lower())
+    if side is None:
+        raise DancerError(f"step {text!r}: the suffix must be ':left' or ':right', got {suffix!r}")
+    if name in POSITIONS:
+        raise DancerError(f"step {text!r}: a position takes no side")
+    return name, side
+
+
+def _seconds(name: str, duration: float | None, kinds: dict[str, float]) -> float:
+    kind = step_kind(name)
+    if duration is None:
+        return kinds[kind]
+    minimum = MIN_SECONDS[kind]
+    if not np.isfinite(duration) or not minimum <= duration <= 30.0:
+        raise DancerError(f"step {name!r} must last between {minimum} and 30 s, got {duration}")
+    return float(duration)
+
+
+def parse_sequence_text(text: str) -> list[tuple[str, float | None]]:
+    """Sequence text to items: ``"first_position, tendu_front:right@2.5"`` ->
+    ``[("first_position", None), ("tendu_front:right", 2.5)]``."""
+    items: list[tuple[str, float | None]] = []
+    for chunk in text.split(","):
+        chunk = chunk.strip()
+        if not chunk:
+            continue
+        name, at, seconds = chunk.partition("@")
+        value: float | None = None
+        if at:
+            try:
+                value = float(seconds)
+            except ValueError:
+                raise DancerError(f"step {chunk!r}: the duration after '@' must be seconds, "
+                                  f"got {seconds!r}") from None
+        parse_step(name)
+        items.append((name.strip(), value))
+    return items
+
+
+def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
+         durations: dict[str, float] | None = None,
+         settle: Callable[[dict[str, float]], dict[str, float]] | None = None,
+         allow_unbalanced: bool = False,
+         ) -> tuple[list[str], list[Phase], State]:
+    """Check ``sequence`` step by step and build its phases.
+
+    Items are names (with an optional side suffix) or ``(name, seconds)`` pairs; ``durations``
+    overrides the default seconds per step family ('tendu', 'position', ...). Returns the step
+    labels, the phases and the final state. ``settle`` turns a position's pose into the one the
+    body really stands in (feet flattened on the floor). Steps the controller cannot balance yet
+    are refused unless ``allow_unbalanced`` (for working on the controller). Raises
+    :class:`DancerError` naming the first step that cannot follow the state the previous steps
+    leave, and why.
+    """
+    kinds = dict(STEP_SECONDS)
+    for key, value in (durations or {}).items():
+        if key not in kinds:
+            raise DancerError(f"unknown phase {key!r} in durations; phases are {', '.join(kinds)}")
+        minimum = MIN_SECONDS[key]
+        if not np.isfinite(value) or not minimum <= value <= 30.0:
+            raise DancerError(f"phase {key!r} must last between {minimum} and 30 s, got {value}")
+        kinds[key] = float(value)
+    items = []
+    for raw in sequence:
+        if isinstance(raw, str):
+            items.append((raw, None))
+        else:
+            text, seconds = raw
+            items.append((str(text), None if seconds is None else float(seconds)))
+    if not items:
+        raise DancerError("the sequence is empty; start it with a position such as 'first_position'")
+    first, first_side = parse_step(items[0][0])
+    if first not in POSITIONS:
+        raise DancerError(f"the sequence must start with a position ({', '.join(POSITIONS)}), got {first!r}")
+    settle = settle or (lambda pose: pose)
+    start_pose = settle(position_pose(first, turnout, height))
+    state = State(first, start_pose)
+    labels = [items[0][0].strip()]
+    phases = [Phase(labels[0], _seconds(first, items[0][1], kinds), start_pose, "both", "hold", 0.3, 0.3,
+                    starts_step=True)]
+    for index, (text, seconds) in enumerate(items[1:], start=2):
+        name, side = parse_step(text)
+        label = text.strip()
+        try:
+            if not allow_unbalanced:
+                _check_balanced(state, name)
+            new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+        except DancerError as exc:
+            raise DancerError(f"step {index} ({label}): {exc}") from None
+        labels.append(label)
+        new_phases[0].starts_step = True
+        phases.extend(new_phases)
+    return labels, phases, state
+
+
+def _check_balanced(state: State, name: str) -> None:
+    if name in POSITIONS:
+        raise DancerError(f"changing to {name} within a sequence is not balanced yet (the dancer falls "
+                          "closing the feet); start a new sequence in that position")
+    if name not in BALANCED:
+        raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
+                          "(the dancer falls); only weight_shift, retire and releve are balanced")
+    if state.position != "first_position":
+        # The weight shift is tuned from first position only; from the wide second or the crossed
+        # fifth the dancer falls, so refuse instead of baking a fall.
+        raise DancerError(f"steps after {state.position!r} are not supported; start the sequence from"
+                          f" 'first_position' or stand in {state.position!r} alone")
+
+
+def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
+    """(supporting, working) legs of a step: the suffix names the working leg."""
+    if side is None:
+        working = other(state.support) if state.support in ("L", "R") else "R"
+    else:
+        working = side
+    return other(working), working
+
+
+def _split(total: float, *shares: float) -> list[float]:
+    return [total * s / sum(shares) for s in shares]
+
+
+def _step(state: State, name: str, side: str | None, label: str, seconds: float | None,
+          kinds: dict[str, float], turnout: float, height: float,
+          settle: Callable[[dict[str, float]], dict[str, float]]) -> tuple[list[Phase], State]:
+    duration = _seconds(name, seconds, kinds) if name not in POSITIONS else None
+    pose = state.pose
+    phases: list[Phase] = []
+
+    if name in POSITIONS:
+        target_pose = settle(position_pose(name, turnout, height))
+        total = _seconds(name, seconds, {**kinds, "position": kinds["transition"]})
+        if state.releve and state.support in ("L", "R"):
+            raise DancerError(f"{name} from releve on one foot: come down first (no step lowers from "
+                              "one toe yet); end the sequence on the toe instead")
+        if state.releve:
+            raise DancerError(f"{name} from releve: the releve on both feet comes down by itself")
+        if state.support == "both" and name == state.position:
+            phases.append(Phase(label, _seconds(name, seconds, kinds), pose, "both", "both", 0.5, 1.0))
+            return phases, state
+        support = state.support if state.support in ("L", "R") else "L"
+        working = other(support)
+        shift, move, close = _split(total, 2.0, 1.5, 1.5) if state.support == "both" else \
+            (0.0, *_split(total, 1.0, 1.0))
+        if shift:
+            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0))
+        # The working leg (lifted from retire, or a little off the floor) goes to its new place.
+        leg = {k: v for k, v in target_pose.items() if f".{working}_" in k}
+        moved = dict(pose)
+        moved.update(leg)
+        moved.update(arms("low"))
+        lift = dict(moved)
+        lift.update(_working(working, {"thigh.R_y": pose.get(_name("thigh", working, "y"), 0.0) - 0.12,
+                                        "shin.R_y": 0.45, "foot.R_y": -0.2}))
+        phases.append(Phase(label, move, moved, support, "foot:" + support, 0.9 * move, 0.5, via=lift,
+                            keep_lean=True))
+        phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close, 0.9 * close))
+        return phases, State(name, target_pose)
+
+    support, working = _support_for(name, side, state)
+
+    if name == "weight_shift":
+        if side is None:
+            support, working = "L", "R"
+        else:
+            support, working = side, other(side)
+        if state.raised or state.releve:
+            raise DancerError("the weight can only shift with both feet flat on the floor")
+        if state.support == support:
+            raise DancerError(f"the weight is already on the {_word(support)} foot")
+        phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0))
+        return phases, replace(state, support=support)
+
+    if name in ("demi_plie", "grand_plie"):
+        if state.support != "both" or state.releve:
+            raise DancerError(f"{name} is done on both feet flat: close into a position first")
+        deep = name == "grand_plie"
+        bent = dict(pose)
+        knee = 1.55 if deep else 0.75
+        for s in ("L", "R"):
+            # Turned out, the knees bend over the toes: hip flexion in the plane of the turned-out
+            # foot, the knee twice as far, the ankle back by the hip's share so the foot stays flat.
+            bent.update(turned_out_flexion(pose, s, 0.5 * knee))
+            bent[f"shin.{s}_y"] = knee
+            bent[f"foot.{s}_y"] = pose.get(f"foot.{s}_y", 0.0) - 0.5 * knee
+        bent.update(arms("second" if deep else "first"))
+        bent["spine_y"] = -0.05 * knee
+        down, up = _split(duration, 1.0, 1.0)
+        phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down))
+        phases.append(Phase(label, up, pose, "both", "hold", 0.9 * up, 0.9 * up))
+        return phases, state
+
+    if name == "releve" and state.support == "both" and side is None:
+        if state.releve:
+            raise DancerError("already on demi-pointe")
+        up = releve_pose(releve_pose(pose, "L"), "R")
+        up.update(arms("first"))
+        rise, hold, down = _split(duration, 2.0, 1.0, 1.5)
+        phases.append(Phase(label, rise + hold, up, "both", "toe:both", 2.0, 1.0, pose_delay=0.6,
+                            toe_control=True))
+        phases.append(Phase(label, down, pose, "both", "both", 0.8 * down, 0.8 * down, toe_control=True,
+                            toe_release=True))
+        return phases, state
+
+    if state.releve and name != "pivot_quarter":
+        raise DancerError(f"{name} is not done on demi-pointe: only pivot_quarter follows a releve on "
+                          "one foot")
+
+    if name.startswith("tendu_"):
+        if state.raised:
+            raise DancerError("tendu starts from a closed position: the working leg is up")
+        if state.support == working:
+            raise DancerError(f"the weight is on the {_word(working)} foot, which cannot work: "
+                              f"add weight_shift:{_word(support)} first")
+        direction = name.split("_", 1)[1]
+        roll, pitch = TENDU[direction]
+        out = dict(pose)
+        out.update(_working(working, _leg(roll, pitch + (0.08 if direction == "side" else 0.0), 0.0, 1.0)))
+        out.update(arms("second"))
+        if direction == "back":
+            out.update(arms("first"))
+        phases_out = []
+        if state.support == "both":
+            phases_out.append(Phase(label, 0.4 * duration, pose, "both", "foot:" + support, 0.5,
+                                    0.35 * duration))
+            rest = 0.6 * duration
+        else:
+            rest = duration
+        phases_out.append(Phase(label, 0.5 * rest, out, support, "foot:" + support, 0.45 * rest, 0.3,
+                                keep_lean=True))
+        phases_out.append(Phase(label, 0.5 * rest, pose, support, "foot:" + support, 0.45 * rest, 0.3,
+                                keep_lean=True))
+        if state.support == "both":
+            # Closing back onto both feet: the weight returns to the middle.
+            phases_out[-1] = replace(phases_out[-1], duration=0.3 * rest)
+            phases_out.append(Phase(label, 0.2 * rest, pose, "both", "both", 0.1, 0.2 * rest))
+        return phases_out, state
+
+    if name == "pivot_quarter" and not state.releve:
+        raise DancerError("pivot_quarter turns on demi-pointe on one foot: add weight_shift, retire and "
+                          "releve first")
+    if state.support == working:
+        raise DancerError(f"the weight is on the {_word(working)} foot, the leg that should work: add "
+                          f"weight_shift:{_word(support)} first")
+    if state.support != support:
+        need = "one foot" if state.support == "both" else f"the {_word(support)} foot"
+        raise DancerError(f"{name.split('_')[0]} needs the weight on {need}: add weight_shift:"
+                          f"{_word(support)} first")
+
+    if name == "retire":
+        if state.raised:
+            raise DancerError("the working leg is already in retire")
+        up = _on(pose, working, retire_pose)
+        via = _on(up, working, retire_lift_pose)
+        phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
+                            via=via))
+        return phases, replace(state, raised=True, pose=up)
+
+    if name == "releve":
+        if not state.raised:
+            raise DancerError("releve on one foot is done in retire: add retire first")
+        up = releve_pose(pose, support)
+        phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
+                            toe_control=True))
+        return phases, replace(state, releve=True, pose=up)
+
+    if name == "pivot_quarter":
+        if not state.releve:
+            raise DancerError("pivot_quarter turns on demi-pointe: add retire and releve first")
+        phases.append(Phase(label, duration, pose, support, "toe:" + support, 1.0, 0.5, toe_control=True,
+                            turn=np.pi / 2 * (1.0 if support == "L" else -1.0)))
+        return phases, state
+
+    # Extensions: developpe and arabesque pass the working leg through retire and close it again.
+    if name.startswith("developpe_"):
+        _, direction, degrees = name.split("_")
+        roll, pitch = DEVELOPPE[(direction, int(degrees))]
+        extended = _leg(roll, pitch, 0.0, 1.0)
+        port = "second"
+    else:
+        extended = _leg(0.0, 0.75, 0.0, 1.0, turn=-0.7)
+        extended["spine_y"] = -0.12
+        port = "arabesque"
+    retired = _on(pose, working, retire_pose)
+    out = dict(retired)
+    out.update(_working(working, extended))
+    out.update(arms(port) if support == "L" else mirror_pose(arms(port)))
+    closed = pose if not state.raised else retired
+    phases_out = []
+    share = (0.35, 0.35, 0.3) if not state.raised else (0.0, 0.55, 0.45)
+    if not state.raised:
+        phases_out.append(Phase(label, share[0] * duration, retired, support, "foot:" + support,
+                                0.3 * duration, 0.3, via=_on(retired, working, retire_lift_pose)))
+    phases_out.append(Phase(label, share[1] * duration, out, support, "foot:" + support, 0.3 * duration, 0.3))
+    phases_out.append(Phase(label, share[2] * duration, closed, support, "foot:" + support,
+                            0.27 * duration, 0.3, via={} if state.raised else retired))
+    return phases_out, state
+
+
+def _name(body: str, side: str, axis: str) -> str:
+    return f"{body}.{side}_{axis}"
+
+
+def _word(side: str) -> str:
+    return "left" if side == "L" else "right"
+
+
+def random_sequence(rng: np.random.Generator, length: int, start: str = "first_position",
+                    allow_unbalanced: bool = False) -> list[str]:
+    """A legal sequence of ``length`` items (the position included) drawn with ``rng``.
+
+    Depth-first with the candidates shuffled at every step, so the draw never ends in a state
+    no step can follow (on one toe, say) before it is long enough.
+    """
+    names = [f"{name}:{side}" for name in STEPS for side in ("left", "right")] + list(POSITIONS)
+
+    def legal(sequence: list[str]) -> bool:
+        try:
+            plan(sequence, allow_unbalanced=allow_unbalanced)
+        except DancerError:
+            return False
+        return True
+
+    def extend(sequence: list[str]) -> list[str] | None:
+        if len(sequence) == length:
+            return sequence
+        for index in rng.permutation(len(names)):
+            candidate = sequence + [names[int(index)]]
+            if legal(candidate):
+                done = extend(candidate)
+                if done is not None:
+                    return done
+        return None
+
+    found = extend([start])
+    if found is None:
+        raise DancerError(f"no legal sequence of {length} steps starts from {start}")
+    return found
