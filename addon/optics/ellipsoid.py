@@ -28,13 +28,19 @@ def as_points(values, name: str) -> np.ndarray:
     return array
 
 
+#: Farther than this from the origin (metres) a point's squared distances overflow or lose all precision.
+MAX_COORDINATE = 1e9
+
+
 def as_point(value, name: str) -> np.ndarray:
-    """``value`` as one finite 3-vector."""
+    """``value`` as one finite 3-vector within ``MAX_COORDINATE`` of the origin."""
     array = np.asarray(value, dtype=np.float64)
     if array.shape != (3,):
         raise OpticsError(f"{name} must be a 3D point, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise OpticsError(f"{name} contains NaN or infinite values")
+    if np.max(np.abs(array)) > MAX_COORDINATE:
+        raise OpticsError(f"{name} {tuple(array)} is farther than {MAX_COORDINATE:g} m from the origin")
     return array
 
 
