@@ -1,11 +1,13 @@
-"""Meshes of ellipsoidal mirror caps and flat Fresnel reflectors, and brute-force mesh ray hits."""
+"""Meshes of ellipsoidal mirror caps and flat Fresnel reflectors, and mesh ray hits (BVH or brute force)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from .bvh import TriangleBVH, brute_force_hits
 from .ellipsoid import as_point, ellipsoid_from_path_length, unit_directions
 from .errors import OpticsError
 from .mirrors import EllipsoidMirror
@@ -386,41 +388,37 @@ def _louvres(first, second, origin, normal, radius, angles, wrap, ellipsoids, sl
 
 @dataclass(frozen=True)
 class MeshSurface:
-    """A mesh as a traceable two-sided mirror (brute force over all triangles, chunked)."""
+    """A mesh as a traceable two-sided mirror.
+
+    Hits come from a bounding-volume hierarchy over the triangles (:mod:`.bvh`, built on first use):
+    O(rays x log triangles), and ray for ray the same as ``brute_force=True``, which tests every ray
+    against every triangle (kept as the reference).
+    """
 
     mesh: Mesh
-    chunk_pairs: int = 2_000_000
+    brute_force: bool = False
+
+    @cached_property
+    def tree(self) -> TriangleBVH:
+        return TriangleBVH(self.mesh.vertices, self.mesh.faces)
+
+    @cached_property
+    def facet_normals(self) -> np.ndarray:
+        return facet_normals(self.mesh.vertices, self.mesh.faces)[0]
+
+    def hits(self, origins, directions) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest ``(t, face)`` per ray (inf and -1 on a miss)."""
+        origins = np.asarray(origins, dtype=np.float64)
+        directions = np.asarray(directions, dtype=np.float64)
+        if self.brute_force:
+            return brute_force_hits(self.mesh.vertices, self.mesh.faces, origins, directions)
+        return self.tree.intersect(origins, directions)
 
     def intersect(self, origins, directions):
         origins = np.asarray(origins, dtype=np.float64)
         directions = np.asarray(directions, dtype=np.float64)
-        corners = self.mesh.vertices[self.mesh.faces]
-        base = corners[:, 0]
-        edge1 = corners[:, 1] - base
-        edge2 = corners[:, 2] - base
-        geometric, _ = facet_normals(self.mesh.vertices, self.mesh.faces)
-        count = len(origins)
-        best_t = np.full(count, np.inf)
-        best_face = np.full(count, -1)
-        step = max(1, self.chunk_pairs // max(1, len(base)))
-        for start in range(0, count, step):
-            rows = slice(start, start + step)
-            ray_o, ray_d = origins[rows, None, :], directions[rows, None, :]
-            p = np.cross(ray_d, edge2[None])
-            det = np.einsum("rfk,fk->rf", p, edge1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                inv = 1.0 / det
-                s = ray_o - base[None]
-                u = np.einsum("rfk,rfk->rf", s, p) * inv
-                q = np.cross(s, edge1[None])
-                v = np.einsum("rfk,rfk->rf", ray_d, q) * inv
-                t = np.einsum("fk,rfk->rf", edge2, q) * inv
-            ok = (np.abs(det) > 1e-300) & (u >= 0) & (v >= 0) & (u + v <= 1) & (t > 1e-9)
-            t = np.where(ok, t, np.inf)
-            face = np.argmin(t, axis=1)
-            best_t[rows] = t[np.arange(len(face)), face]
-            best_face[rows] = np.where(np.isfinite(best_t[rows]), face, -1)
+        best_t, best_face = self.hits(origins, directions)
         hit = np.isfinite(best_t)
         points = origins + np.where(hit, best_t, 0.0)[:, None] * directions
-        normals = np.where(hit[:, None], geometric[np.maximum(best_face, 0)], 0.0)
+        normals = np.where(hit[:, None], self.facet_normals[np.maximum(best_face, 0)], 0.0)
         return best_t, points, normals
