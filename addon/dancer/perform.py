@@ -56,6 +56,7 @@ class Performance:
     contact_bodies: tuple[str, ...] = CONTACT_BODIES
     supports: list[str] = field(default_factory=list)
     joint_positions: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    key_times: list[tuple[str, float]] = field(default_factory=list)
 
     def leg_tilt(self, side: str) -> NDArray[np.float64]:
         """Degrees between the ``side`` leg (hip joint to ankle joint) and the vertical, per tick."""
@@ -161,6 +162,7 @@ def perform_steps(
     polygons: list[NDArray[np.float64]] = []
     supports: list[str] = []
     step_times: list[tuple[str, float, float]] = []
+    key_times: list[tuple[str, float]] = []
 
     lean = np.zeros(2)
     hip_lean = np.zeros(2)
@@ -312,6 +314,8 @@ def perform_steps(
         if fell:
             break
         prev_pose_vec = pose_vec
+        if phase.key:
+            key_times.append((phase.label, phase_start + phase.duration))
         prev_target = phase_target.copy()
         phase_start += phase.duration
 
@@ -323,7 +327,7 @@ def perform_steps(
         tuple(labels), times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count],
         step_times, fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies}, supports=supports[:count],
-        joint_positions=joint_positions)
+        joint_positions=joint_positions, key_times=key_times)
     yield 1.0, "done"
     return result
 

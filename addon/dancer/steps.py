@@ -233,7 +233,7 @@ def _leg(thigh_x: float, thigh_y: float, knee: float = 0.0, point: float = 0.9,
 
 # Right working leg, left supporting: (thigh roll, thigh pitch) of each extension. Negative roll
 # opens the right leg to the side, negative pitch lifts it forward.
-TENDU = {"front": (0.0, -0.75), "side": (-0.75, 0.0), "back": (0.0, 0.78)}
+TENDU = {"front": (0.0, -0.65), "side": (-0.65, 0.0), "back": (0.0, 0.65)}
 # How the tendu leg passes out: (share of the end angle, foot pointing, knee bend), past its end
 # angle and half pointed so the toes clear the floor all the way (checked kinematically).
 TENDU_CLOSE = 2.5
@@ -268,6 +268,7 @@ class Phase:
     turn: float = 0.0
     toe_release: bool = False
     starts_step: bool = False
+    key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
 
 
 @dataclass(frozen=True)
@@ -538,7 +539,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         phases_out.append(Phase(label, 0.3 * out_time, lifted, support, "foot:" + support,
                                 0.27 * out_time, 0.3))
         phases_out.append(Phase(label, 0.7 * out_time, out, support, "foot:" + support, 0.63 * out_time, 0.3,
-                                via=brush))
+                                via=brush, key=True))
         phases_out.append(Phase(label, 0.7 * back_time, lifted, support, "foot:" + support,
                                 0.63 * back_time, 0.3, via=brush))
         # Back over its spot, just above the floor: touching down unweighted would need the
@@ -619,7 +620,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                                 2.5 / 3.5 * kinds["retire"], 0.5,
                                 via=_on(retired, working, retire_lift_pose)))
     phases_out.append(Phase(label, share[1] * duration, out, support, "foot:" + support,
-                            0.8 * share[1] * duration, 0.3, via=attitude))
+                            0.8 * share[1] * duration, 0.3, via=attitude, key=True))
     phases_out.append(Phase(label, 0.5 * share[2] * duration, retired, support, "foot:" + support,
                             0.45 * share[2] * duration, 0.3, via=attitude))
     if not state.raised:
