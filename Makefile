@@ -16,7 +16,7 @@ venv_of = $(if $(filter 5.0,$1),.venv,.venv-$1)
 python_of = $(if $(filter 4.% 5.0,$1),3.11,3.13)
 TEST_VENVS := $(foreach version,$(BLENDER_VERSIONS),$(call venv_of,$(version)))
 
-.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean
+.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean genomes
 
 # ---------------------------------------------------------------- environments
 # scripts/make_venv.sh finds the right Python by itself (pyenv included) and says what is missing.
@@ -64,6 +64,11 @@ test: venvs dist/.stamp
 BLENDER ?= scripts/blender
 test-blender: .venv-pytest-blender/.stamp .venv/.stamp
 	.venv-pytest-blender/bin/python -m pytest -q tests/blender --blender-executable $(BLENDER)
+
+# Retrain every shipped stroke-mode fly genome from presets/fly/recipes.toml (fixed seeds), bit for bit;
+# GENOME_ARGS="--workers 2" scores each generation on a local Dask cluster (same files).
+genomes: .venv/.stamp
+	.venv/bin/python -m addon.fly genomes $(GENOME_ARGS)
 
 bench: venvs
 	rm -f out/bench.jsonl

@@ -514,7 +514,11 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return context.scene is not None
+        obj = context.active_object
+        if obj is None or obj.type != "ARMATURE":
+            cls.poll_message_set("Make an armature active (Add IK Arm makes one with a target)")
+            return False
+        return True
 
     def _setting(self, stored, name: str):
         if self.properties.is_property_set(name) or stored is None:
@@ -676,7 +680,11 @@ class PROCANIM_OT_closest_edge_points(ProcAnimOperator, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return context.scene is not None
+        obj = context.active_object
+        if obj is None or obj.type != "MESH":
+            cls.poll_message_set("Make a mesh active and select exactly two of its edges")
+            return False
+        return True
 
     def run(self, context: bpy.types.Context) -> set[str]:
         obj = context.active_object

@@ -32,7 +32,7 @@ class PROCANIM_OT_apply_preset(ProcAnimOperator, bpy.types.Operator):
 
     bl_idname = "procanim.apply_preset"
     bl_label = "Apply Preset"
-    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
+    bl_options = {"REGISTER", "UNDO"}
 
     kind: StringProperty(name="Kind", description="Generator whose settings the preset fills, e.g. juggling")
     name: StringProperty(name="Preset", description="Name of the preset in presets/<kind>.toml")

@@ -10,10 +10,19 @@ from __future__ import annotations
 import bpy
 from bpy.props import PointerProperty
 
-from . import dancer, fly, ik, juggling, main, mirrors, preferences, simulation
+from . import dancer, fly, ik, juggling, main, menus, mirrors, preferences, rig, simulation
 
 # The sidebar shows the sub-panels in this order, the flagship first.
-MODULES = (preferences, main, juggling, ik, simulation, mirrors, dancer, fly)
+MODULES = (preferences, main, juggling, ik, simulation, mirrors, dancer, fly, rig, menus)
+
+# Every generator's preset menu, in the sidebar's order (Object > ProcAnim > Presets lists them).
+PRESET_MENUS = tuple(
+    cls
+    for module in MODULES
+    if module is not menus
+    for cls in module.classes
+    if issubclass(cls, bpy.types.Menu) and cls.__name__.endswith("_presets")
+)
 
 
 def _settings_group(class_name: str, entries: list[tuple[str, type]], doc: str) -> type:
