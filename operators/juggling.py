@@ -5,14 +5,16 @@ from __future__ import annotations
 import colorsys
 import math
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from mathutils import Matrix
 
 from ..addon.errors import ProcAnimError
-from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
+from ..addon.juggling import Pattern, jml, parse_siteswap, plan_pattern
 from ..addon.juggling.body import (
     arm_bone_names,
     arm_pose_quaternions,
@@ -23,6 +25,7 @@ from ..addon.juggling.meshes import limb, prop_mesh, sphere
 from ..addon.juggling.model import LEFT, RIGHT
 from ..addon.juggling.parameters import is_config, parse_config, plan_config
 from ..addon.quaternions import continuous as continuous_quaternions
+from . import rig as rig_targets
 from . import writers
 from ._base import BakeOperator
 from .cli import COMMON, call_operator
@@ -160,6 +163,20 @@ def juggling_properties() -> dict:
             description="Add a floor plane under the jugglers when the scene is empty",
             default=True,
         ),
+        "target_rig": StringProperty(
+            name="Rig",
+            description="Armature to juggle with instead of ProcAnim's figure (Rigify, Mixamo, Unreal or "
+            "any rig with a bone map); a comma-separated list, one per juggler, for passing patterns. "
+            "Empty: ProcAnim's own figures",
+            default="",
+        ),
+        "jml_source": StringProperty(
+            name="JML Pattern",
+            description="A full Juggling Lab (JML) pattern to animate instead of the siteswap; set by "
+            "File > Import > Juggling Lab Pattern",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+        ),
     }
 
 
@@ -182,6 +199,12 @@ def planning_options(settings) -> dict:
 def plan_settings(settings, **overrides) -> Pattern:
     """Plan the settings' pattern: a siteswap, or Juggling Lab's ``pattern=...;bps=...`` string whose
     own parameters win over the settings."""
+    source = getattr(settings, "jml_source", "")
+    if source:
+        entries = jml.load(source)
+        if not entries:
+            raise ProcAnimError("the imported JML pattern has nothing to animate")
+        return entries[0].plan(defaults=planning_options(settings), **overrides)
     if is_config(settings.siteswap):
         return plan_config(parse_config(settings.siteswap), defaults=planning_options(settings), **overrides)
     return plan_pattern(parse_siteswap(settings.siteswap), **planning_options(settings), **overrides)
@@ -200,20 +223,22 @@ class JuggleBake:
     prop_rotation_slopes: np.ndarray | None
     arm_points: list[tuple[np.ndarray, ...]]  # per offset (0, +h, -h): shoulders, elbows, hands (J, 2, T, 3)
     frames_per_loop: int
+    #: The user's rigs that juggle instead of ProcAnim's figures, and where the plan goes in the world.
+    rigs: list[rig_targets.Rig] = field(default_factory=list)
+    placement: np.ndarray | None = None  # 4x4: pattern metres -> world
+    rig_moves: list[np.ndarray] = field(default_factory=list)  # new matrix_world per rig
 
 
 def _aligned(q: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.where((np.sum(q * reference, axis=-1) < 0)[..., None], -q, q)
 
 
-class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
-    """Add a looping, keyframed juggling scene from a siteswap: rigged jugglers, props and a camera"""
+class JuggleBaker(BakeOperator):
+    """Plans the operator's pattern, samples it and writes the scene; shared by procanim.juggle and
+    procanim.import_jml (a registered operator class cannot be subclassed by another)."""
 
-    bl_idname = "procanim.juggle"
-    bl_label = "Add Juggling Pattern"
-    bl_options = {"REGISTER", "UNDO"}
-
-    __annotations__ = juggling_properties()
+    def plan(self, fps: float, **extra) -> Pattern:
+        return plan_settings(self, frame_rate=fps, **extra)
 
     def bake(self, context: bpy.types.Context) -> Generator[float | tuple[float, str], None, JuggleBake]:
         render = context.scene.render
@@ -221,8 +246,13 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         frame_start = context.scene.frame_start
         self._stage = writers.stage_for(context)
         bezier = self.key_style == "BEZIER"
+        rigs = [
+            rig_targets.read_rig(rig_targets.armature_by_name(name), context.scene)
+            for name in rig_targets.rig_names(self.target_rig)
+        ]
         yield 0.0, "planning"
-        pattern = plan_settings(self, frame_rate=fps)
+        pattern = self.plan(fps, **rig_targets.planning_body(rigs))
+        placement, rig_moves = rig_targets.place_rigs(rigs, pattern) if rigs else (None, [])
         frames_per_loop = round(pattern.loop_duration * fps)
         channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
         keys = channels * (frames_per_loop * self.loops + 1)
@@ -285,6 +315,9 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
             prop_rotation_slopes=rotation_slopes_all,
             arm_points=arm_points,
             frames_per_loop=frames_per_loop,
+            rigs=rigs,
+            placement=placement,
+            rig_moves=rig_moves,
         )
 
     def write(self, context: bpy.types.Context, result: JuggleBake) -> set[str]:
@@ -293,12 +326,16 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         stage = getattr(self, "_stage", None) or writers.stage_for(context)
         collection = writers.new_instance(context, COLLECTION)
         interpolation = "BEZIER" if self.key_style == "BEZIER" else "LINEAR"
-        materials = _body_materials()
-        for juggler in range(pattern.num_jugglers):
-            _write_juggler(context, collection, result, juggler, materials, interpolation)
+        warnings = []
+        if result.rigs:
+            warnings = rig_targets.juggle_rigs(result, self.chicken_wing)
+        else:
+            materials = _body_materials()
+            for juggler in range(pattern.num_jugglers):
+                _write_juggler(context, collection, result, juggler, materials, interpolation)
         _write_props(collection, result, interpolation)
         if self.floor and stage.floor:
-            _add_floor(collection, pattern)
+            _add_floor(collection, pattern, result.placement)
         # The keys span whole loops, so a Cycles modifier carries the pattern past the frame range.
         for obj in collection.all_objects:
             for fcurve in writers.fcurves_of(obj):
@@ -310,19 +347,36 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
         frames = result.frames
         if stage.frame_range:
             writers.set_frame_range(scene, int(frames[0]), int(frames[-1]) - 1)
-        writers.place_instance(collection, scene.cursor.location)
-        jugglers = [obj for obj in collection.objects if obj.type == "ARMATURE"]
+        if result.rigs:
+            # The pattern stands where the user's rigs stand, not at the cursor.
+            jugglers = [rig.obj for rig in result.rigs]
+        else:
+            writers.place_instance(collection, scene.cursor.location)
+            jugglers = [obj for obj in collection.objects if obj.type == "ARMATURE"]
         writers.select_only(context, jugglers, jugglers[0] if jugglers else None)
         seconds = result.frames_per_loop / result.fps
+        label = pattern.title if self.jml_source else self.siteswap
         self.report(
             {"INFO"},
-            f"Added {self.siteswap!r}: {pattern.num_props} props, {pattern.num_jugglers} juggler"
+            f"Added {label!r}: {pattern.num_props} props, {pattern.num_jugglers} juggler"
             f"{'s' if pattern.num_jugglers > 1 else ''}, {self.loops} loop(s) of {seconds:.2f} s "
             f"({result.frames_per_loop} frames, beat {pattern.beat_duration:.3f} s)",
         )
-        if pattern.reach_warning:
-            self.report({"WARNING"}, pattern.reach_warning)
+        if pattern.reach_warning and not result.rigs:
+            warnings.append(pattern.reach_warning)
+        if warnings:
+            self.report({"WARNING"}, "; ".join(warnings))
         return {"FINISHED"}
+
+
+class PROCANIM_OT_juggle(JuggleBaker, bpy.types.Operator):
+    """Add a looping, keyframed juggling scene from a siteswap: rigged jugglers, props and a camera"""
+
+    bl_idname = "procanim.juggle"
+    bl_label = "Add Juggling Pattern"
+    bl_options = {"REGISTER", "UNDO"}
+
+    __annotations__ = juggling_properties()
 
 
 # ------------------------------------------------------------------------------------------ writing
@@ -423,6 +477,12 @@ def _write_juggler(
 
 def _write_props(collection: bpy.types.Collection, result: JuggleBake, interpolation: str) -> None:
     pattern = result.pattern
+    positions, slopes, rotations, rotation_slopes = (
+        result.prop_positions, result.prop_slopes, result.prop_rotations, result.prop_rotation_slopes
+    )
+    scale = 1.0
+    if result.placement is not None:
+        positions, slopes, rotations, rotation_slopes, scale = rig_targets.placed_props(result)
     vertices, faces = prop_mesh(pattern.prop_type, pattern.prop_size)
     label = pattern.prop_type.capitalize()
     for prop in range(pattern.num_props):
@@ -435,31 +495,29 @@ def _write_props(collection: bpy.types.Collection, result: JuggleBake, interpola
         for polygon in mesh.polygons:
             polygon.use_smooth = True
         obj = writers.new_object(f"{label} {prop + 1}", mesh, collection)
+        obj.scale = (scale, scale, scale)
         writers.assign_material(
             obj, writers.principled_material(f"{label} {prop + 1}", color, roughness=0.35)
         )
         group = "Object Transforms"
-        location_slopes = None if result.prop_slopes is None else result.prop_slopes[prop]
+        location_slopes = None if slopes is None else slopes[prop]
         writers.write_channels(
-            obj, "location", result.frames, result.prop_positions[prop], group, interpolation, location_slopes
+            obj, "location", result.frames, positions[prop], group, interpolation, location_slopes
         )
-        if result.prop_rotations is not None:
+        if rotations is not None:
             obj.rotation_mode = "QUATERNION"
-            rotation_slopes = (
-                None if result.prop_rotation_slopes is None else result.prop_rotation_slopes[prop]
-            )
             writers.write_channels(
                 obj,
                 "rotation_quaternion",
                 result.frames,
-                result.prop_rotations[prop],
+                rotations[prop],
                 group,
                 interpolation,
-                rotation_slopes,
+                None if rotation_slopes is None else rotation_slopes[prop],
             )
 
 
-def _add_floor(collection: bpy.types.Collection, pattern: Pattern) -> None:
+def _add_floor(collection: bpy.types.Collection, pattern: Pattern, placement: np.ndarray | None) -> None:
     extent = float(np.abs(pattern.juggler_origins[:, :2]).max()) + 3.0
     vertices = np.array(
         [[-extent, -extent, 0.0], [extent, -extent, 0.0], [extent, extent, 0.0], [-extent, extent, 0.0]]
@@ -470,6 +528,8 @@ def _add_floor(collection: bpy.types.Collection, pattern: Pattern) -> None:
     writers.assign_material(
         floor, writers.principled_material("Floor", (0.55, 0.55, 0.52, 1.0), roughness=0.9)
     )
+    if placement is not None:
+        floor.matrix_world = Matrix(placement.tolist())
 
 
 def _add_camera(scene: bpy.types.Scene, collection: bpy.types.Collection, result: JuggleBake) -> None:
@@ -479,7 +539,11 @@ def _add_camera(scene: bpy.types.Scene, collection: bpy.types.Collection, result
         points.append(origin + np.array([[0.0, 0.0, 0.0], [0.0, 0.0, pattern.body.head_top]]))
         points.append(origin + np.array([[0.4, 0.4, 1.0], [-0.4, -0.4, 1.0]]))
     cloud = np.concatenate(points)
+    if result.placement is not None:
+        cloud = cloud @ result.placement[:3, :3].T + result.placement[:3, 3]
     direction = {1: (0.55, -1.0, 0.3), 2: (0.2, -1.0, 0.35)}.get(pattern.num_jugglers, (0.3, -1.0, 0.75))
+    if result.placement is not None:
+        direction = result.placement[:3, :3] @ np.asarray(direction)
     writers.add_camera_framing(scene, collection, cloud.min(axis=0), cloud.max(axis=0), direction=direction)
 
 
@@ -515,12 +579,17 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument("--squeeze-beats", type=float, default=0.4, help="squeeze catch spread in beats")
     parser.add_argument("--no-floor", action="store_true", help="leave out the floor plane")
+    parser.add_argument("--jml", type=Path, help="import this Juggling Lab .jml file instead of --siteswap")
+    parser.add_argument("--jml-entry", type=int, default=1, help="which pattern of a .jml list (default 1)")
+    parser.add_argument("--export-jml", type=Path, help="also save the pattern as a Juggling Lab .jml file")
     parser.set_defaults(run=_cli_juggle)
 
 
 def _cli_juggle(args, context) -> None:
+    jml_options = {"filepath": str(args.jml), "entry": args.jml_entry} if args.jml else {}
     call_operator(
-        "procanim.juggle",
+        "procanim.import_jml" if args.jml else "procanim.juggle",
+        **jml_options,
         siteswap=args.siteswap,
         auto_beat=args.beat_duration is None,
         beat_duration=0.3 if args.beat_duration is None else args.beat_duration,
@@ -536,6 +605,8 @@ def _cli_juggle(args, context) -> None:
         squeeze_beats=args.squeeze_beats,
         floor=not args.no_floor,
     )
+    if args.export_jml:
+        call_operator("procanim.export_jml", filepath=str(args.export_jml))
 
 
 classes = (PROCANIM_OT_juggle,)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import bpy
 from bpy.props import PointerProperty
 
-from . import dancer, fly, ik, juggling, main, menus, mirrors, preferences, simulation
+from . import dancer, fly, ik, juggling, main, menus, mirrors, preferences, rig, simulation
 
 # The sidebar shows the sub-panels in this order, the flagship first.
-MODULES = (preferences, main, juggling, ik, simulation, mirrors, dancer, fly, menus)
+MODULES = (preferences, main, juggling, ik, simulation, mirrors, dancer, fly, rig, menus)
 
 # Every generator's preset menu, in the sidebar's order (Object > ProcAnim > Presets lists them).
 PRESET_MENUS = tuple(

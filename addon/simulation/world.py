@@ -11,6 +11,8 @@ Two projection orders, as in the seed's Constraints post:
   corrections. It converges faster (stiffer ropes) but the result depends on the order. It is
   vectorised by a greedy edge colouring: within one colour no two constraints share a particle, so
   a colour is one numpy batch and the whole sweep equals a sequential sweep in colour order.
+  When the distance constraints form chains only (ropes), each projection instead solves every chain
+  exactly with one tridiagonal solve (:mod:`.chains`), which keeps ropes inextensible.
 * ``"jacobi"``: every constraint is evaluated from the same positions and each particle moves by
   the average of its corrections. The result does not depend on constraint order, and it is
   "squishier" (slower convergence per iteration).
@@ -29,6 +31,7 @@ from ..geometry.rotation import (
     polar_rotation_batch,
     quaternion_to_matrix,
 )
+from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
 from .spatial_hash import close_pairs, close_pairs_between_groups
@@ -123,6 +126,8 @@ class World:
             "compliance": np.zeros(0),
         }
         self._colours: list[NDArray[np.int64]] | None = None
+        # The chain solver when the distance constraints are chains only, False when not, None: not known.
+        self._chains: ChainSolver | bool | None = None
         # (colours, inverse masses, {h: plan}) of the Gauss-Seidel steps: rebuilt when colours or masses
         # change; one plan per substep length, so adaptive substeps switch between them for free.
         self._colour_plan_cache: tuple | None = None
@@ -232,6 +237,7 @@ class World:
         d["rest"] = np.concatenate((d["rest"], lengths))
         d["compliance"] = np.concatenate((d["compliance"], soft))
         self._colours = None
+        self._chains = None
 
     @property
     def distance_constraints(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
@@ -435,7 +441,8 @@ class World:
         refresh = self._pair_refresh(v, dt, substeps)
         pair_margin = 1.5 * self._travel(v, dt) * refresh / substeps + 0.25 * self.particle_radius
         pairs = None
-        if self._dist["i"].size and method == "gauss_seidel" and self._colours is None:
+        chains = self._chain_solver() if method == "gauss_seidel" else None
+        if self._dist["i"].size and method == "gauss_seidel" and self._colours is None and chains is None:
             # Greedy colouring in a spatial sweep order packs meshes into few, even colours (8 instead
             # of 10 on an icosphere), and every colour costs a fixed numpy overhead per projection.
             middle = 0.5 * (x[self._dist["i"]] + x[self._dist["j"]])
@@ -448,7 +455,10 @@ class World:
                 if best is None or len(colours) < len(best):
                     best = colours
             self._colours = best
-        plan = self._distance_plan(h, method)
+        if chains is not None:
+            plan = {"chains": chains.prepare(h, self._w)}
+        else:
+            plan = self._distance_plan(h, method)
         with np.errstate(all="ignore"):
             for sub in range(substeps):
                 for collider in moving:
@@ -651,8 +661,19 @@ class World:
             state, other = other, state
         p[...] = state[:size].reshape(p.shape)
 
+    def _chain_solver(self) -> ChainSolver | None:
+        """The exact chain solver if every distance constraint belongs to a simple chain."""
+        if self._chains is None:
+            d = self._dist
+            paths = chain_paths(d["i"], d["j"]) if d["i"].size else None
+            self._chains = ChainSolver(paths, d["rest"], d["compliance"]) if paths else False
+        return self._chains or None
+
     def _solve_distances(self, p, lambdas, plan) -> None:
         if plan is None:
+            return
+        if "chains" in plan:
+            self._chains.solve(p, lambdas, plan["chains"])
             return
         if "batches" in plan:
             self._sweep_colours(p, lambdas, plan)

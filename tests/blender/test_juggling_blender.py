@@ -261,8 +261,11 @@ def test_panel_button_passes_the_sidebar_settings(ext):
     settings.loops = 1
     with bpy.context.temp_override(**view3d_override()):
         record = smoke_draw(ext("panels.juggling").PROCANIM_PT_juggling)
-    [(idname, values)] = record.operator_properties
-    assert idname == "procanim.juggle"
+    # The rig row's eyedropper button comes first; the big button is the juggle operator.
+    buttons = [idname for idname, _ in record.operator_properties]
+    assert buttons == ["procanim.use_active_rig", "procanim.juggle"]
+    values = record.operator_properties[-1][1]
+    assert values["target_rig"] == ""
     assert values["siteswap"] == "441" and values["prop_type"] == "ring" and values["loops"] == 1
     assert bpy.ops.procanim.juggle(**values) == {"FINISHED"}
     assert [o.name for o in _props()] == ["Ring 1", "Ring 2", "Ring 3"]

@@ -177,6 +177,30 @@ def test_rigid_pile_from_empty_scene_keys_rigid_motion_that_lands_on_the_ground(
         assert moved[2, 3] < starts[cube.name][2, 3]
 
 
+def test_a_plank_dropped_from_five_metres_onto_another_rests_on_it_at_the_defaults():
+    """No tunnelling through the button: two 1 cm planks, one lying on the ground, the other dropped
+    across it from 5 m, baked by Bake Rigid Pile with every setting at its default."""
+    planks = []
+    for name, z, turn in (("Lower", 0.005, 0.0), ("Falling", 5.0, np.pi / 2)):
+        bpy.ops.mesh.primitive_cube_add(size=1.0, location=(0.0, 0.0, z), rotation=(0.0, 0.0, turn))
+        plank = bpy.context.active_object
+        plank.name = name
+        plank.scale = (0.4, 0.08, 0.01)
+        planks.append(plank)
+    for plank in planks:
+        plank.select_set(True)
+    assert bpy.ops.procanim.bake_rigid_pile(frame_count=60) == {"FINISHED"}
+    falling = bpy.data.objects["Falling"]
+    # The middle of its underside (local z = -0.5 at scale 0.01) after it has settled: on the lower
+    # plank's top (z = 0.01) less the few millimetres its 5 mm collision particles settle into the
+    # other's; a plank that tunnelled lies on the ground (0.005, a particle radius up).
+    for frame in (50, 61):
+        bpy.context.scene.frame_set(frame)
+        underside = np.array(falling.matrix_world) @ np.array([0.0, 0.0, -0.5, 1.0])
+        assert 0.009 < underside[2] < 0.02, frame
+        assert abs(underside[0]) < 0.2 and abs(underside[1]) < 0.04  # still above the lower plank
+
+
 def test_add_rope_from_empty_scene_bakes_a_bone_chain_that_keeps_its_links():
     assert bpy.ops.procanim.add_rope(frame_count=12, substeps=40) == {"FINISHED"}
     rig = bpy.data.objects["Rope Rig"]
