@@ -22,6 +22,8 @@ NEEDS_SELECTION = {
     "procanim.align_kabsch": "mesh",
     "procanim.trace_rays": "mirror",
     "procanim.export_render": "camera",
+    "procanim.detect_bone_map": "armature",
+    "procanim.use_active_rig": "armature",
 }
 
 
@@ -44,7 +46,7 @@ def _reachable(menu_names, context=None):
             continue
         record = smoke_draw_menu(menu, context)
         for function, arguments in record.calls:
-            if function == "operator":
+            if function in ("operator", "operator_menu_enum"):
                 found.setdefault(arguments["operator"], arguments)
             elif function == "menu" and arguments["menu"].startswith("PROCANIM_MT_"):
                 pending.append(arguments["menu"])  # Blender's own submenus need their own modes
@@ -132,4 +134,5 @@ def test_the_context_menu_offers_what_applies_to_the_active_object():
         top = smoke_draw_menu(bpy.types.VIEW3D_MT_object_context_menu)
         assert "PROCANIM_MT_context" in {a.get("menu") for f, a in top.calls}
         record = smoke_draw_menu(bpy.types.PROCANIM_MT_context)
-    assert record.operators == ["procanim.bake_ik"]
+    assert record.operators[0] == "procanim.bake_ik"
+    assert "procanim.bake_softbody" not in record.operators  # only what applies to an armature
