@@ -128,6 +128,8 @@ class _PropTrack:
     q_start: Array
     q_end: Array
     ends: Array
+    #: Gravity of each flight segment (m/s^2); None: the pattern's.
+    gravity: Array | None = None
 
 
 @dataclass
@@ -281,10 +283,11 @@ class Pattern:
             s = seg[fly]
             dt = (local[fly] - track.starts[s])[:, None]
             pos[fly] = track.p0[s] + track.v0[s] * dt
-            pos[fly, 2] -= 0.5 * self.gravity * dt[:, 0] ** 2
+            g = self.gravity if track.gravity is None else track.gravity[s]
+            pos[fly, 2] -= 0.5 * g * dt[:, 0] ** 2
             if vel is not None:
                 vel[fly] = track.v0[s]
-                vel[fly, 2] -= self.gravity * dt[:, 0]
+                vel[fly, 2] -= g * dt[:, 0]
         held = ~fly
         if np.any(held):
             s = seg[held]
@@ -974,6 +977,13 @@ class _Planner:
 
         self.loop_beats = loop_beats
         flights, tracks = self._prop_tracks(flight_time, arcs_of, spin_of, slot_offset, real, throw_event)
+        # One loop of throws: each prop's flights repeat with its own period, which starts where its
+        # first throw is; fold them all into [0, loop) so every throw of the loop is listed once.
+        loop = loop_beats * tau
+        flights = sorted(
+            (_shifted(f, -loop * math.floor(f.throw_time / loop + 1e-9)) for f in flights),
+            key=lambda f: (f.throw_time, f.prop),
+        )
         pattern = Pattern(
             siteswap=self.siteswap,
             beat_duration=tau,
@@ -1260,6 +1270,8 @@ def _make_track(rows: list[dict], period: float) -> _PropTrack:
             track.q_start[m] = r["q_start"]
             track.q_end[m] = r["q_end"]
             track.ends[m] = r["end"]
+    if any("gravity" in r for r in rows):
+        track.gravity = np.array([float(r.get("gravity", GRAVITY)) for r in rows])
     order = np.argsort(track.starts, kind="stable")
     if np.any(order != np.arange(n)):
         raise MotionError("internal: prop segments out of order")
