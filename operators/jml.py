@@ -163,7 +163,7 @@ class PROCANIM_OT_clear_jml(ProcAnimOperator, bpy.types.Operator):
 
     bl_idname = "procanim.clear_jml"
     bl_label = "Clear Imported JML"
-    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
+    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: bpy.types.Context) -> set[str]:
         settings = context.scene.procanim.juggling
