@@ -28,11 +28,6 @@ OBJECT_SECTIONS = (
         ("procanim.use_active_rig", "ARMATURE_DATA"),
         ("procanim.detect_bone_map", "GROUP_BONE"),
     ),
-    (
-        ("procanim.import_jml", "IMPORT"),
-        ("procanim.export_jml", "EXPORT"),
-        ("procanim.clear_jml", "X"),
-    ),
     (("procanim.bake_ik", "ACTION"),),
     (
         ("procanim.bake_softbody", "MOD_SOFT"),
@@ -132,6 +127,27 @@ class PROCANIM_MT_dancer_steps(bpy.types.Menu):
             move.direction = direction
 
 
+class PROCANIM_MT_juggling_lab(bpy.types.Menu):
+    """Juggling Lab files: import, export, and the lines of an imported pattern list"""
+
+    bl_idname = "PROCANIM_MT_juggling_lab"
+    bl_label = "Juggling Lab"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.operator_context = "INVOKE_REGION_WIN"
+        layout.operator("procanim.import_jml", icon="IMPORT")
+        layout.operator("procanim.export_jml", icon="EXPORT")
+        layout.separator()
+        settings = getattr(getattr(context.scene, "procanim", None), "juggling", None)
+        entries = list(settings.jml_entries) if settings is not None else []
+        for index, entry in enumerate(entries):
+            layout.operator("procanim.pick_jml_entry", text=entry.name or f"Line {index + 1}").index = index
+        if not entries:
+            layout.operator("procanim.pick_jml_entry", text="Imported Pattern")
+        layout.operator("procanim.clear_jml", icon="X")
+
+
 class PROCANIM_MT_object(bpy.types.Menu):
     """Bake, fit, align and export with ProcAnim"""
 
@@ -147,6 +163,7 @@ class PROCANIM_MT_object(bpy.types.Menu):
             for idname, icon in section:
                 layout.operator(idname, icon=icon)
         layout.separator()
+        layout.menu(PROCANIM_MT_juggling_lab.bl_idname, icon="FILE")
         layout.menu(PROCANIM_MT_dancer_steps.bl_idname, icon="OUTLINER_OB_ARMATURE")
         layout.menu(PROCANIM_MT_presets.bl_idname, icon="PRESET")
 
@@ -236,6 +253,7 @@ classes = (
     PROCANIM_MT_add,
     PROCANIM_MT_presets,
     PROCANIM_MT_dancer_steps,
+    PROCANIM_MT_juggling_lab,
     PROCANIM_MT_object,
     PROCANIM_MT_context,
     PROCANIM_MT_edit_mesh,

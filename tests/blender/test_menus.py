@@ -27,13 +27,8 @@ NEEDS_SELECTION = {
 }
 
 
-# Buttons of one row of a list (they take the row's index): meaningless on their own, so hidden.
-LIST_ROW_HELPERS = {"procanim.pick_jml_entry"}
-
-
 def _operator_classes(extension_package):
-    classes = importlib.import_module(f"{extension_package}.operators").classes
-    return [cls for cls in classes if cls.bl_idname not in LIST_ROW_HELPERS]
+    return importlib.import_module(f"{extension_package}.operators").classes
 
 
 def _reachable(menu_names, context=None):
