@@ -158,6 +158,7 @@ class PROCANIM_PT_juggling_more(GeneratorPanel, bpy.types.Panel):
         row.prop(settings, "restitution")
         row.prop(settings, "bounce_model", text="")
         layout.prop(settings, "squeeze_beats")
+        layout.prop(settings, "max_hand_acceleration")
         layout.prop(settings, "floor")
 
 
