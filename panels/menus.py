@@ -107,8 +107,13 @@ class PROCANIM_MT_presets(bpy.types.Menu):
     def draw(self, context: bpy.types.Context) -> None:
         from . import PRESET_MENUS
 
+        layout = self.layout
         for menu in PRESET_MENUS:
-            self.layout.menu(menu.bl_idname)
+            layout.menu(menu.bl_idname)
+        layout.separator()
+        for menu in PRESET_MENUS:
+            name = menu.bl_label.removesuffix("s")
+            layout.operator("procanim.preset_add", text=f"Save {name}...", icon="ADD").kind = menu.kind
 
 
 class PROCANIM_MT_dancer_steps(bpy.types.Menu):
@@ -212,6 +217,14 @@ def _context_menu(self, context: bpy.types.Context) -> None:
         self.layout.menu(PROCANIM_MT_context.bl_idname, icon="PHYSICS")
 
 
+def _import_menu(self, context: bpy.types.Context) -> None:
+    self.layout.operator("procanim.import_jml", text="Juggling Lab Pattern (.jml)")
+
+
+def _export_menu(self, context: bpy.types.Context) -> None:
+    self.layout.operator("procanim.export_jml", text="Juggling Lab Pattern (.jml)")
+
+
 def _edit_mesh_menu(self, context: bpy.types.Context) -> None:
     self.layout.separator()
     self.layout.menu(PROCANIM_MT_edit_mesh.bl_idname, icon="PHYSICS")
@@ -224,6 +237,8 @@ HOOKS = (
     ("VIEW3D_MT_object_context_menu", _context_menu),
     ("VIEW3D_MT_edit_mesh", _edit_mesh_menu),
     ("VIEW3D_MT_edit_mesh_context_menu", _edit_mesh_menu),
+    ("TOPBAR_MT_file_import", _import_menu),
+    ("TOPBAR_MT_file_export", _export_menu),
 )
 
 

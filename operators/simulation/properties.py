@@ -148,7 +148,7 @@ class _SoftBodyProperties(_AutoSubstepProperties):
     )
     cache_directory: StringProperty(
         name="Cache Folder",
-        description="Folder for PC2 caches; empty means a procanim_cache folder beside the .blend",
+        description="Folder for PC2 caches; empty uses the preferences' cache folder (//procanim_cache)",
         default="",
         subtype="DIR_PATH",
     )
