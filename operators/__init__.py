@@ -4,11 +4,12 @@ Every module here exports ``classes`` and may define ``add_cli(subparsers)`` (he
 and ``register()`` / ``unregister()`` for handlers it owns.
 """
 
-from . import dancer, fly, ik, juggling, mirrors, presets, render, rig, simulation
+from . import dancer, fly, ik, jml, juggling, mirrors, presets, render, rig, simulation
 
 # Order of the subcommands in --help and of the operators' registration.
 MODULES = (
     juggling,
+    jml,
     ik,
     simulation,
     mirrors,

@@ -6,6 +6,7 @@ import colorsys
 import math
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -13,7 +14,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from mathutils import Matrix
 
 from ..addon.errors import ProcAnimError
-from ..addon.juggling import Pattern, parse_siteswap, plan_pattern
+from ..addon.juggling import Pattern, jml, parse_siteswap, plan_pattern
 from ..addon.juggling.body import (
     arm_bone_names,
     arm_pose_quaternions,
@@ -169,6 +170,22 @@ def juggling_properties() -> dict:
             "Empty: ProcAnim's own figures",
             default="",
         ),
+        "max_hand_acceleration": FloatProperty(
+            name="Hand Acceleration Bound",
+            description="Hand strokes that need more acceleration than this are reported (a human hand "
+            "juggles comfortably within about 4 g)",
+            default=4 * 9.81,
+            min=1.0,
+            max=1000.0,
+            unit="ACCELERATION",
+        ),
+        "jml_source": StringProperty(
+            name="JML Pattern",
+            description="A full Juggling Lab (JML) pattern to animate instead of the siteswap; set by "
+            "File > Import > Juggling Lab Pattern",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+        ),
     }
 
 
@@ -184,6 +201,7 @@ def planning_options(settings) -> dict:
         "bounce_frac": settings.restitution if energy else 0.9,
         "restitution": None if energy else settings.restitution,
         "squeeze_beats": settings.squeeze_beats,
+        "max_hand_acceleration": settings.max_hand_acceleration,
         "dwell_paths": settings.dwell_path,
     }
 
@@ -191,6 +209,12 @@ def planning_options(settings) -> dict:
 def plan_settings(settings, **overrides) -> Pattern:
     """Plan the settings' pattern: a siteswap, or Juggling Lab's ``pattern=...;bps=...`` string whose
     own parameters win over the settings."""
+    source = getattr(settings, "jml_source", "")
+    if source:
+        entries = jml.load(source)
+        if not entries:
+            raise ProcAnimError("the imported JML pattern has nothing to animate")
+        return entries[0].plan(defaults=planning_options(settings), **overrides)
     if is_config(settings.siteswap):
         return plan_config(parse_config(settings.siteswap), defaults=planning_options(settings), **overrides)
     return plan_pattern(parse_siteswap(settings.siteswap), **planning_options(settings), **overrides)
@@ -219,14 +243,12 @@ def _aligned(q: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.where((np.sum(q * reference, axis=-1) < 0)[..., None], -q, q)
 
 
-class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
-    """Add a looping, keyframed juggling scene from a siteswap: rigged jugglers, props and a camera"""
+class JuggleBaker(BakeOperator):
+    """Plans the operator's pattern, samples it and writes the scene; shared by procanim.juggle and
+    procanim.import_jml (a registered operator class cannot be subclassed by another)."""
 
-    bl_idname = "procanim.juggle"
-    bl_label = "Add Juggling Pattern"
-    bl_options = {"REGISTER", "UNDO"}
-
-    __annotations__ = juggling_properties()
+    def plan(self, fps: float, **extra) -> Pattern:
+        return plan_settings(self, frame_rate=fps, **extra)
 
     def bake(self, context: bpy.types.Context) -> Generator[float | tuple[float, str], None, JuggleBake]:
         render = context.scene.render
@@ -239,7 +261,7 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
             for name in rig_targets.rig_names(self.target_rig)
         ]
         yield 0.0, "planning"
-        pattern = plan_settings(self, frame_rate=fps, **rig_targets.planning_body(rigs))
+        pattern = self.plan(fps, **rig_targets.planning_body(rigs))
         placement, rig_moves = rig_targets.place_rigs(rigs, pattern) if rigs else (None, [])
         frames_per_loop = round(pattern.loop_duration * fps)
         channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
@@ -343,17 +365,30 @@ class PROCANIM_OT_juggle(BakeOperator, bpy.types.Operator):
             jugglers = [obj for obj in collection.objects if obj.type == "ARMATURE"]
         writers.select_only(context, jugglers, jugglers[0] if jugglers else None)
         seconds = result.frames_per_loop / result.fps
+        label = pattern.title if self.jml_source else self.siteswap
         self.report(
             {"INFO"},
-            f"Added {self.siteswap!r}: {pattern.num_props} props, {pattern.num_jugglers} juggler"
+            f"Added {label!r}: {pattern.num_props} props, {pattern.num_jugglers} juggler"
             f"{'s' if pattern.num_jugglers > 1 else ''}, {self.loops} loop(s) of {seconds:.2f} s "
             f"({result.frames_per_loop} frames, beat {pattern.beat_duration:.3f} s)",
         )
         if pattern.reach_warning and not result.rigs:
             warnings.append(pattern.reach_warning)
+        if pattern.acceleration_warning:
+            warnings.append(pattern.acceleration_warning)
         if warnings:
             self.report({"WARNING"}, "; ".join(warnings))
         return {"FINISHED"}
+
+
+class PROCANIM_OT_juggle(JuggleBaker, bpy.types.Operator):
+    """Add a looping, keyframed juggling scene from a siteswap: rigged jugglers, props and a camera"""
+
+    bl_idname = "procanim.juggle"
+    bl_label = "Add Juggling Pattern"
+    bl_options = {"REGISTER", "UNDO"}
+
+    __annotations__ = juggling_properties()
 
 
 # ------------------------------------------------------------------------------------------ writing
@@ -556,12 +591,17 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument("--squeeze-beats", type=float, default=0.4, help="squeeze catch spread in beats")
     parser.add_argument("--no-floor", action="store_true", help="leave out the floor plane")
+    parser.add_argument("--jml", type=Path, help="import this Juggling Lab .jml file instead of --siteswap")
+    parser.add_argument("--jml-entry", type=int, default=1, help="which pattern of a .jml list (default 1)")
+    parser.add_argument("--export-jml", type=Path, help="also save the pattern as a Juggling Lab .jml file")
     parser.set_defaults(run=_cli_juggle)
 
 
 def _cli_juggle(args, context) -> None:
+    jml_options = {"filepath": str(args.jml), "entry": args.jml_entry} if args.jml else {}
     call_operator(
-        "procanim.juggle",
+        "procanim.import_jml" if args.jml else "procanim.juggle",
+        **jml_options,
         siteswap=args.siteswap,
         auto_beat=args.beat_duration is None,
         beat_duration=0.3 if args.beat_duration is None else args.beat_duration,
@@ -577,6 +617,8 @@ def _cli_juggle(args, context) -> None:
         squeeze_beats=args.squeeze_beats,
         floor=not args.no_floor,
     )
+    if args.export_jml:
+        call_operator("procanim.export_jml", filepath=str(args.export_jml))
 
 
 classes = (PROCANIM_OT_juggle,)

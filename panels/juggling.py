@@ -3,17 +3,51 @@
 from __future__ import annotations
 
 import bpy
+from bpy.props import CollectionProperty, IntProperty, StringProperty
 
 from ..addon.errors import ProcAnimError
 from ..addon.juggling.notation import siteswap_status
+from ..operators.jml import use_entry
 from ..operators.juggling import juggling_properties, plan_settings, planning_options
 from .common import GeneratorPanel, copy_settings, preset_menu
+
+
+class JugglingJmlEntry(bpy.types.PropertyGroup):
+    """One playable line of an imported Juggling Lab pattern list"""
+
+    __annotations__ = {
+        "section": StringProperty(name="Section", description="The list header this line sits under"),
+        "kind": StringProperty(
+            name="Kind", description="siteswap: a parameter string; jml: a full JML pattern"
+        ),
+        "source": StringProperty(name="Source", description="The line's pattern text or JML document"),
+    }
+
+
+def _jml_settings() -> dict:
+    properties = juggling_properties()
+    properties.update(
+        jml_entries=CollectionProperty(
+            type=JugglingJmlEntry,
+            name="Imported Patterns",
+            description="The playable lines of the last imported Juggling Lab file",
+        ),
+        jml_index=IntProperty(
+            name="Imported Pattern",
+            description="The line of the imported pattern list the Add button animates",
+            default=0,
+            min=0,
+            update=lambda settings, context: use_entry(settings, context),
+        ),
+        jml_file=StringProperty(name="JML File", description="Name of the imported .jml file"),
+    )
+    return properties
 
 
 class JugglingSettings(bpy.types.PropertyGroup):
     """Juggling settings of this scene; the Add button copies them into procanim.juggle"""
 
-    __annotations__ = juggling_properties()
+    __annotations__ = _jml_settings()
 
 
 JugglingPresetMenu = preset_menu("juggling", "Juggling Presets")
@@ -27,6 +61,7 @@ def timing_feedback(settings, fps: float) -> tuple[bool, str]:
     options = planning_options(settings)
     key = (
         settings.siteswap,
+        settings.jml_source,
         fps,
         *sorted((k, round(v, 6) if isinstance(v, float) else v) for k, v in options.items()),
     )
@@ -59,8 +94,19 @@ class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
         layout = self.layout
         settings = context.scene.procanim.juggling
         layout.menu(JugglingPresetMenu.bl_idname, text="Presets", icon="PRESET")
-        layout.prop(settings, "siteswap")
-        valid, message = siteswap_status(settings.siteswap)
+        if settings.jml_entries:
+            box = layout.box()
+            row = box.row()
+            row.label(text=settings.jml_file or "Imported JML", icon="FILE")
+            row.operator("procanim.clear_jml", text="", icon="X")
+            box.template_list(
+                "UI_UL_list", "procanim_jml", settings, "jml_entries", settings, "jml_index", rows=4
+            )
+        if settings.jml_source:
+            valid, message = True, "JML pattern: " + _jml_title(settings)
+        else:
+            layout.prop(settings, "siteswap")
+            valid, message = siteswap_status(settings.siteswap)
         feedback = layout.box() if not valid else layout
         # Long parser messages wrap over a few labels so the sidebar shows them whole.
         for number, line in enumerate(_wrap(message, 38)):
@@ -112,7 +158,14 @@ class PROCANIM_PT_juggling_more(GeneratorPanel, bpy.types.Panel):
         row.prop(settings, "restitution")
         row.prop(settings, "bounce_model", text="")
         layout.prop(settings, "squeeze_beats")
+        layout.prop(settings, "max_hand_acceleration")
         layout.prop(settings, "floor")
+
+
+def _jml_title(settings) -> str:
+    if 0 <= settings.jml_index < len(settings.jml_entries):
+        return settings.jml_entries[settings.jml_index].name
+    return "imported"
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -127,4 +180,10 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 SCENE_SETTINGS = ("juggling", JugglingSettings)
-classes = (JugglingSettings, JugglingPresetMenu, PROCANIM_PT_juggling, PROCANIM_PT_juggling_more)
+classes = (
+    JugglingJmlEntry,
+    JugglingSettings,
+    JugglingPresetMenu,
+    PROCANIM_PT_juggling,
+    PROCANIM_PT_juggling_more,
+)

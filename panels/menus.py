@@ -24,6 +24,10 @@ ADD_ENTRIES = (
 
 # Object > ProcAnim: everything that works on what is selected, by generator.
 OBJECT_SECTIONS = (
+    (
+        ("procanim.use_active_rig", "ARMATURE_DATA"),
+        ("procanim.detect_bone_map", "GROUP_BONE"),
+    ),
     (("procanim.bake_ik", "ACTION"),),
     (
         ("procanim.bake_softbody", "MOD_SOFT"),
@@ -46,7 +50,12 @@ OBJECT_SECTIONS = (
 
 # What the right-click menu offers, by the type of the active object (only what applies).
 CONTEXT_ENTRIES = {
-    "ARMATURE": ("procanim.bake_ik", "procanim.bake_balance"),
+    "ARMATURE": (
+        "procanim.bake_ik",
+        "procanim.bake_balance",
+        "procanim.use_active_rig",
+        "procanim.detect_bone_map",
+    ),
     "MESH": (
         "procanim.bake_softbody",
         "procanim.bake_rigid_pile",
@@ -102,6 +111,43 @@ class PROCANIM_MT_presets(bpy.types.Menu):
             self.layout.menu(menu.bl_idname)
 
 
+class PROCANIM_MT_dancer_steps(bpy.types.Menu):
+    """Edit the dancer's step list (the same as the buttons beside the list in the sidebar)"""
+
+    bl_idname = "PROCANIM_MT_dancer_steps"
+    bl_label = "Dancer Steps"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.operator_menu_enum("procanim.dancer_step_add", "step", text="Add Step", icon="ADD")
+        layout.operator("procanim.dancer_step_remove", icon="REMOVE")
+        for direction, icon in (("UP", "TRIA_UP"), ("DOWN", "TRIA_DOWN")):
+            text = f"Move Step {direction.title()}"
+            move = layout.operator("procanim.dancer_step_move", text=text, icon=icon)
+            move.direction = direction
+
+
+class PROCANIM_MT_juggling_lab(bpy.types.Menu):
+    """Juggling Lab files: import, export, and the lines of an imported pattern list"""
+
+    bl_idname = "PROCANIM_MT_juggling_lab"
+    bl_label = "Juggling Lab"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.operator_context = "INVOKE_REGION_WIN"
+        layout.operator("procanim.import_jml", icon="IMPORT")
+        layout.operator("procanim.export_jml", icon="EXPORT")
+        layout.separator()
+        settings = getattr(getattr(context.scene, "procanim", None), "juggling", None)
+        entries = list(settings.jml_entries) if settings is not None else []
+        for index, entry in enumerate(entries):
+            layout.operator("procanim.pick_jml_entry", text=entry.name or f"Line {index + 1}").index = index
+        if not entries:
+            layout.operator("procanim.pick_jml_entry", text="Imported Pattern")
+        layout.operator("procanim.clear_jml", icon="X")
+
+
 class PROCANIM_MT_object(bpy.types.Menu):
     """Bake, fit, align and export with ProcAnim"""
 
@@ -117,6 +163,8 @@ class PROCANIM_MT_object(bpy.types.Menu):
             for idname, icon in section:
                 layout.operator(idname, icon=icon)
         layout.separator()
+        layout.menu(PROCANIM_MT_juggling_lab.bl_idname, icon="FILE")
+        layout.menu(PROCANIM_MT_dancer_steps.bl_idname, icon="OUTLINER_OB_ARMATURE")
         layout.menu(PROCANIM_MT_presets.bl_idname, icon="PRESET")
 
 
@@ -164,6 +212,14 @@ def _context_menu(self, context: bpy.types.Context) -> None:
         self.layout.menu(PROCANIM_MT_context.bl_idname, icon="PHYSICS")
 
 
+def _import_menu(self, context: bpy.types.Context) -> None:
+    self.layout.operator("procanim.import_jml", text="Juggling Lab Pattern (.jml)")
+
+
+def _export_menu(self, context: bpy.types.Context) -> None:
+    self.layout.operator("procanim.export_jml", text="Juggling Lab Pattern (.jml)")
+
+
 def _edit_mesh_menu(self, context: bpy.types.Context) -> None:
     self.layout.separator()
     self.layout.menu(PROCANIM_MT_edit_mesh.bl_idname, icon="PHYSICS")
@@ -176,6 +232,8 @@ HOOKS = (
     ("VIEW3D_MT_object_context_menu", _context_menu),
     ("VIEW3D_MT_edit_mesh", _edit_mesh_menu),
     ("VIEW3D_MT_edit_mesh_context_menu", _edit_mesh_menu),
+    ("TOPBAR_MT_file_import", _import_menu),
+    ("TOPBAR_MT_file_export", _export_menu),
 )
 
 
@@ -194,6 +252,8 @@ OBJECT_SETTINGS = None
 classes = (
     PROCANIM_MT_add,
     PROCANIM_MT_presets,
+    PROCANIM_MT_dancer_steps,
+    PROCANIM_MT_juggling_lab,
     PROCANIM_MT_object,
     PROCANIM_MT_context,
     PROCANIM_MT_edit_mesh,

@@ -90,6 +90,7 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
             soft.prop(settings, "pressure")
         soft.prop(settings, "shape_stiffness")
         soft.prop(settings, "shape_regions")
+        soft.prop(settings, "self_collision")
         soft.prop(settings, "cache_mode")
         if settings.cache_mode == "PC2":
             soft.prop(settings, "cache_directory")

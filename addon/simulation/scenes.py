@@ -42,6 +42,8 @@ class SimulationSettings:
     use_ground: bool = True
     ground_height: float = 0.0
     # Substeps chosen per frame (see ``substeps``): ``substeps`` is then ignored.
+    # Vertices of one soft body collide with each other (a folded cloth does not pass through itself).
+    self_collision: bool = False
     auto_substeps: bool = False
     max_stretch: float = 0.08
     min_substeps: int = 2
@@ -179,20 +181,25 @@ def surface_samples(vertices: ArrayLike, triangles: ArrayLike, spacing: float) -
     v = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
     tri = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
     samples = [v]
-    for a, b, c in v[tri] if len(tri) else ():
-        longest = max(np.linalg.norm(b - a), np.linalg.norm(c - b), np.linalg.norm(a - c))
-        steps = int(np.ceil(longest / spacing))
-        if steps < 2:
+    for corners in v[tri] if len(tri) else ():
+        # Grid from the corner opposite the longest edge, along its two (shorter) edges, each at its own
+        # step count: a long thin face (a plank's side) gets a row of points, not a square grid.
+        lengths = np.linalg.norm(corners[[1, 2, 0]] - corners[[2, 0, 1]], axis=1)  # opposite each corner
+        origin = int(np.argmax(lengths))
+        a, b, c = corners[origin], corners[(origin + 1) % 3], corners[(origin + 2) % 3]
+        steps_b = max(1, int(np.ceil(np.linalg.norm(b - a) / spacing)))
+        steps_c = max(1, int(np.ceil(np.linalg.norm(c - a) / spacing)))
+        if max(steps_b, steps_c) < 2:
             continue
-        i, j = np.meshgrid(np.arange(steps + 1), np.arange(steps + 1), indexing="ij")
+        i, j = np.meshgrid(np.arange(steps_b + 1), np.arange(steps_c + 1), indexing="ij")
+        u, w = i / steps_b, j / steps_c
         keep = (
-            (i + j <= steps)
+            (u + w <= 1.0 + 1e-9)
             & ~((i == 0) & (j == 0))
-            & ~((i == steps) & (j == 0))
-            & ~((i == 0) & (j == steps))
+            & ~((i == steps_b) & (j == 0))
+            & ~((i == 0) & (j == steps_c))
         )
-        u, w = i[keep] / steps, j[keep] / steps
-        samples.append(a + u[:, None] * (b - a) + w[:, None] * (c - a))
+        samples.append(a + u[keep][:, None] * (b - a) + w[keep][:, None] * (c - a))
     points = np.concatenate(samples)
     # Shared edges are sampled by both neighbours: merge points closer than a tenth of the spacing.
     keys = np.round(points / (0.1 * spacing)).astype(np.int64)
@@ -300,8 +307,51 @@ def build_softbody_world(
                 world.add_shape_match(np.arange(base, offsets[k + 1]), settings.shape_stiffness)
     groups = np.repeat(np.arange(len(bodies)), sizes)
     world.add_particle_collisions(settings.particle_radius, groups=groups, friction=settings.friction)
+    if settings.self_collision:
+        radius = self_collision_radius(bodies)
+        if radius > 0:
+            world.add_self_collision(np.arange(len(groups)), radius, groups, settings.friction)
+        else:
+            notes.append("no edges, so no self collision")
     _add_environment(world, colliders, settings)
     return world, offsets, notes
+
+
+def self_collision_radius(bodies: Sequence[Body]) -> float:
+    """0.6 of the finest body's median edge: spheres that wide at every vertex cover each triangle, so
+    no triangle can pass through another without two vertices coming closer than the diameter, while
+    only direct mesh neighbours (one edge apart) start closer than that and are left out."""
+    medians = []
+    for body in bodies:
+        edges = body.edges if len(body.edges) else triangle_edges(body.triangles)
+        if len(edges):
+            lengths = np.linalg.norm(body.vertices[edges[:, 0]] - body.vertices[edges[:, 1]], axis=1)
+            medians.append(float(np.median(lengths)))
+    return 0.6 * min(medians) if medians else 0.0
+
+
+def grid_sheet(
+    columns: int, rows: int, width: float, height: float
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Vertices and triangles of a flat ``width`` x ``height`` sheet in the x-y plane, centred on 0."""
+    if columns < 2 or rows < 2:
+        raise SimulationError(f"a sheet needs at least 2 x 2 vertices, got {columns} x {rows}")
+    x, y = np.meshgrid(np.linspace(-0.5, 0.5, columns) * width, np.linspace(-0.5, 0.5, rows) * height)
+    vertices = np.stack((x.ravel(), y.ravel(), np.zeros(x.size)), axis=1)
+    index = np.arange(columns * rows).reshape(rows, columns)
+    a, b, c, d = index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]
+    upper, lower = np.stack((a, b, c), -1).reshape(-1, 3), np.stack((a, c, d), -1).reshape(-1, 3)
+    triangles = np.concatenate((upper, lower))
+    return vertices, triangles
+
+
+def _thickness(vertices: NDArray[np.float64]) -> float:
+    """A body's extent along its thinnest principal axis (0 for a flat or single-point body)."""
+    centred = vertices - vertices.mean(axis=0)
+    if len(vertices) < 4:
+        return 0.0
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    return float(np.ptp(centred @ axes[-1]))
 
 
 def build_rigid_world(
@@ -312,8 +362,14 @@ def build_rigid_world(
     if not bodies:
         raise SimulationError("nothing to simulate: no bodies given")
     # Collision samples need not be finer than a twelfth of the smallest body: more only costs time.
+    # But no coarser than half the thinnest body's thickness, or a plank would float (and collide) a
+    # radius above the floor and a thin board pass between samples of another.
     smallest = min(float(np.ptp(b.vertices, axis=0).max()) for b in bodies)
-    settings = replace(settings, particle_radius=max(settings.particle_radius, smallest / 12.0))
+    thinnest = min(_thickness(b.vertices) for b in bodies)
+    radius = max(settings.particle_radius, smallest / 12.0)
+    if thinnest > 0:
+        radius = min(radius, thinnest / 2.0)
+    settings = replace(settings, particle_radius=radius)
     spacing = 2.0 * settings.particle_radius
     samples = [surface_samples(b.vertices, b.triangles, spacing) for b in bodies]
     sizes = [len(s) for s in samples]

@@ -9,6 +9,7 @@ import numpy as np
 from ...addon.simulation import SimulationError
 from ...addon.simulation.scenes import Body, ColliderSurface
 from .. import writers
+from ..preferences import preferences
 from .properties import CACHE_MODIFIER, DEFAULT_CACHE_DIRECTORY, SHAPE_KEY_PREFIX
 
 # --------------------------------------------------------------------------- reading Blender data
@@ -120,12 +121,17 @@ def selected_meshes(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 
 def cache_folder(directory: str) -> tuple[Path, bool]:
-    """The PC2 folder and whether it sits beside a saved .blend (False: Blender's temporary folder)."""
-    if directory and (bpy.data.filepath or not directory.startswith("//")):
+    """The PC2 folder and whether it sits beside a saved .blend (False: Blender's temporary folder).
+
+    An empty ``directory`` means the preferences' cache folder (``//procanim_cache`` by default).
+    """
+    if not directory:
+        prefs = preferences()
+        directory = (prefs.cache_directory if prefs is not None else "") or "//" + DEFAULT_CACHE_DIRECTORY
+    if bpy.data.filepath or not directory.startswith("//"):
         return Path(bpy.path.abspath(directory)), True
-    if bpy.data.filepath:
-        return Path(bpy.path.abspath("//" + DEFAULT_CACHE_DIRECTORY)), True
-    return Path(bpy.app.tempdir) / DEFAULT_CACHE_DIRECTORY, False
+    relative = directory[2:].strip("/\\") or DEFAULT_CACHE_DIRECTORY
+    return Path(bpy.app.tempdir) / relative, False
 
 
 def _file_name(name: str) -> str:

@@ -51,6 +51,7 @@ def _cli_simulate(args, context) -> None:
     call_operator("procanim.add_softbody_demo")
     folder = "" if args.out is None else str(args.out.resolve().parent / f"{args.out.stem}_cache")
     soft = {
-        key: getattr(settings, key) for key in ("use_volume", "pressure", "shape_stiffness", "shape_regions")
+        key: getattr(settings, key)
+        for key in ("use_volume", "pressure", "shape_stiffness", "shape_regions", "self_collision")
     }
     call_operator("procanim.bake_softbody", cache_directory=folder, **soft, **shared, **automatic)

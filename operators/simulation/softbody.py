@@ -52,6 +52,7 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
             pressure=self.pressure,
             shape_stiffness=self.shape_stiffness,
             shape_regions=self.shape_regions,
+            self_collision=self.self_collision,
         )
         bodies = [body_of(o) for o in objects]
         first = context.scene.frame_start

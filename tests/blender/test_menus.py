@@ -22,6 +22,8 @@ NEEDS_SELECTION = {
     "procanim.align_kabsch": "mesh",
     "procanim.trace_rays": "mirror",
     "procanim.export_render": "camera",
+    "procanim.detect_bone_map": "armature",
+    "procanim.use_active_rig": "armature",
 }
 
 
@@ -44,7 +46,7 @@ def _reachable(menu_names, context=None):
             continue
         record = smoke_draw_menu(menu, context)
         for function, arguments in record.calls:
-            if function == "operator":
+            if function in ("operator", "operator_menu_enum"):
                 found.setdefault(arguments["operator"], arguments)
             elif function == "menu" and arguments["menu"].startswith("PROCANIM_MT_"):
                 pending.append(arguments["menu"])  # Blender's own submenus need their own modes
@@ -54,6 +56,8 @@ def _reachable(menu_names, context=None):
 def test_every_operator_is_in_a_menu_f3_can_search(extension_package):
     with bpy.context.temp_override(**view3d_override()):
         found, menus = _reachable(["VIEW3D_MT_add", "VIEW3D_MT_object"])
+        imports, _ = _reachable(["TOPBAR_MT_file_import", "TOPBAR_MT_file_export"])
+    assert {"procanim.import_jml", "procanim.export_jml"} <= set(imports)
     ours = {cls.bl_idname for cls in _operator_classes(extension_package)}
     assert ours - set(found) == set(), "operators F3 cannot find"
     assert {"PROCANIM_MT_add", "PROCANIM_MT_object", "PROCANIM_MT_presets"} <= menus
@@ -132,4 +136,5 @@ def test_the_context_menu_offers_what_applies_to_the_active_object():
         top = smoke_draw_menu(bpy.types.VIEW3D_MT_object_context_menu)
         assert "PROCANIM_MT_context" in {a.get("menu") for f, a in top.calls}
         record = smoke_draw_menu(bpy.types.PROCANIM_MT_context)
-    assert record.operators == ["procanim.bake_ik"]
+    assert record.operators[0] == "procanim.bake_ik"
+    assert "procanim.bake_softbody" not in record.operators  # only what applies to an armature

@@ -1,6 +1,7 @@
 """Verlet / shape-matching bakes in Blender: soft bodies through PC2 and shape keys, rigid piles, ropes,
 geometry tools, clean failures, the panel and the CLI."""
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -90,6 +91,24 @@ def test_cloth_like_bake_with_the_operators_defaults_keeps_impact_stretch_under_
     assert (lengths / rest - 1.0).max() < 0.10
 
 
+def test_a_cloth_sheet_baked_with_self_collision_never_passes_through_itself():
+    """A 1 m grid (20 x 20 vertices) standing tilted just above the ground collapses onto itself; with
+    Self Collision no triangle pair intersects on any baked frame (read back from the PC2 cache)."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=19, y_subdivisions=19, size=1.0, location=(0, 0, 0.6))
+    sheet = bpy.context.active_object
+    sheet.rotation_euler = (np.pi / 2 - 0.3, 0.2, 0.0)
+    cloth_like = {"use_volume": False, "shape_stiffness": 0.0}
+    assert bpy.ops.procanim.bake_softbody(frame_count=30, self_collision=True, **cloth_like) == {"FINISHED"}
+    path = Path(bpy.path.abspath(sheet.modifiers["ProcAnim Cache"].filepath))
+    frames = _module("addon.simulation").read_pc2(path).positions.astype(np.float64)
+    sheet.data.calc_loop_triangles()
+    triangles = np.array([t.vertices[:] for t in sheet.data.loop_triangles])
+    package = _module("operators.simulation").__name__.rsplit(".operators", 1)[0]
+    check = importlib.import_module(f"{package}.addon.simulation.intersections").intersecting_triangle_pairs
+    assert [len(check(f, triangles)) for f in frames] == [0] * len(frames)
+    assert _world(sheet, frames[-1])[:, 2].max() < 0.45  # it did fall over onto itself
+
+
 def test_operator_defaults_are_the_unit_tested_settings():
     """tests/unit/test_simulation_substeps.py bounds stretch with these values; keep them in step."""
     props = bpy.ops.procanim.bake_softbody.get_rna_type().properties
@@ -175,6 +194,30 @@ def test_rigid_pile_from_empty_scene_keys_rigid_motion_that_lands_on_the_ground(
             np.linalg.det(moved[:3, :3]), np.linalg.det(starts[cube.name][:3, :3]), rtol=1e-5
         )
         assert moved[2, 3] < starts[cube.name][2, 3]
+
+
+def test_a_plank_dropped_from_five_metres_onto_another_rests_on_it_at_the_defaults():
+    """No tunnelling through the button: two 1 cm planks, one lying on the ground, the other dropped
+    across it from 5 m, baked by Bake Rigid Pile with every setting at its default."""
+    planks = []
+    for name, z, turn in (("Lower", 0.005, 0.0), ("Falling", 5.0, np.pi / 2)):
+        bpy.ops.mesh.primitive_cube_add(size=1.0, location=(0.0, 0.0, z), rotation=(0.0, 0.0, turn))
+        plank = bpy.context.active_object
+        plank.name = name
+        plank.scale = (0.4, 0.08, 0.01)
+        planks.append(plank)
+    for plank in planks:
+        plank.select_set(True)
+    assert bpy.ops.procanim.bake_rigid_pile(frame_count=60) == {"FINISHED"}
+    falling = bpy.data.objects["Falling"]
+    # The middle of its underside (local z = -0.5 at scale 0.01) after it has settled: on the lower
+    # plank's top (z = 0.01) less the few millimetres its 5 mm collision particles settle into the
+    # other's; a plank that tunnelled lies on the ground (0.005, a particle radius up).
+    for frame in (50, 61):
+        bpy.context.scene.frame_set(frame)
+        underside = np.array(falling.matrix_world) @ np.array([0.0, 0.0, -0.5, 1.0])
+        assert 0.009 < underside[2] < 0.02, frame
+        assert abs(underside[0]) < 0.2 and abs(underside[1]) < 0.04  # still above the lower plank
 
 
 def test_add_rope_from_empty_scene_bakes_a_bone_chain_that_keeps_its_links():

@@ -142,5 +142,20 @@ def test_rigid_world_samples_faces_and_keeps_each_body_rigid():
 def test_surface_samples_cover_faces_at_the_spacing():
     corners = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], float)
     points = surface_samples(corners, [[0, 1, 2]], 0.1)
-    assert len(points) == 16 * 17 // 2  # the longest edge (1.41) cut into 15 steps: a 15-step lattice
+    # A lattice along the two legs from the right angle (the corner opposite the longest edge), each leg
+    # cut into 10 steps of the spacing.
+    assert len(points) == 11 * 12 // 2
     assert np.all(points[:, 0] + points[:, 1] <= 1 + 1e-12)
+    # Every point of the face is within the spacing of a sample (no hole a particle could pass).
+    u, v = np.meshgrid(np.linspace(0, 1, 60), np.linspace(0, 1, 60))
+    probe = np.stack([u.ravel(), v.ravel(), np.zeros(u.size)], axis=1)[(u + v).ravel() <= 1]
+    gaps = np.linalg.norm(probe[:, None] - points[None], axis=2).min(axis=1)
+    assert gaps.max() < 0.1
+
+
+def test_surface_samples_of_a_long_thin_face_are_a_row_not_a_square():
+    """A plank's 1 m x 1 cm side: about 100 points at 1 cm spacing (a square lattice would be ~5,000)."""
+    corners = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0.01]], float)
+    points = surface_samples(corners, [[0, 1, 2]], 0.01)
+    assert 100 <= len(points) <= 202
+    assert np.ptp(points[:, 0]) == pytest.approx(1.0)

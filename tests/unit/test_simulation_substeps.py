@@ -109,3 +109,52 @@ def test_invalid_automatic_settings_are_rejected():
         SimulationSettings(auto_substeps=True, max_stretch=0.0)
     with pytest.raises(SimulationError, match="automatic substeps"):
         SimulationSettings(auto_substeps=True, min_substeps=50, max_substeps=10)
+
+
+# ----------------------------------------------------------------------------------- no tunnelling
+def _plank(size, centre, turn: bool = False):
+    corners = (np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5) * size
+    if turn:  # a quarter turn about z, so the two planks cross
+        corners = corners[:, [1, 0, 2]] * [-1.0, 1.0, 1.0]
+    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
+             (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]  # fmt: skip
+    return corners + centre, np.array(faces)
+
+
+def _plank_on_plank(settings):
+    """Lowest point, per frame, of the falling plank where it crosses the lower one's footprint."""
+    from addon.simulation.scenes import build_rigid_world
+
+    size = np.array([0.4, 0.08, 0.01])
+    vertices, triangles = _plank(size, [0.0, 0.0, 0.005])
+    below = Body("below", vertices, triangles=triangles)
+    vertices, triangles = _plank(size, [0.0, 0.0, 5.0], turn=True)
+    falling = Body("falling", vertices, triangles=triangles)
+    world, _, offsets = build_rigid_world([below, falling], [], settings)
+    lowest = []
+    for _, positions in run_frames(world, settings, 1):
+        upper = positions[offsets[1] :]
+        over = (np.abs(upper[:, 0]) < 0.2) & (np.abs(upper[:, 1]) < 0.04)
+        lowest.append(float(upper[over, 2].min()) if over.any() else np.inf)
+    return world, np.array(lowest)
+
+
+def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_without_passing_through():
+    """Thin boards get collision particles of half their thickness (5 mm), and automatic substeps keep
+    each substep's travel under that radius even at the 9.9 m/s of a 5 m fall. Settings as
+    bake_rigid_pile's defaults (Substeps 20 is the automatic minimum for piles)."""
+    settings = SimulationSettings(frame_count=60, auto_substeps=True, min_substeps=20)
+    world, lowest = _plank_on_plank(settings)
+    assert world.particle_radius == pytest.approx(0.005)
+    # The lower plank spans z 0..0.01: the falling one never reaches its middle, and ends resting on it
+    # (its 5 mm particles settle a little into the gaps between the lower plank's samples).
+    assert lowest.min() > 0.011
+    assert 0.011 < lowest[-1] < 0.021
+    assert np.abs(world.velocities).max() < 0.01
+
+
+def test_at_a_fixed_twenty_substeps_the_same_plank_tunnels():
+    """What the automatic substeps prevent: 2 cm per substep skips the 1 cm of the lower plank."""
+    settings = SimulationSettings(frame_count=40, substeps=20)
+    _, lowest = _plank_on_plank(settings)
+    assert lowest[-1] < 0.006  # on the floor, under the other plank
