@@ -22,7 +22,7 @@ from ..operators.mirrors import (
     _FresnelProperties,
     recipe_changed,
 )
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 def _annotations_of(*sources: type, update=None, skip: tuple[str, ...] = ()) -> dict:
@@ -152,7 +152,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
     def draw(self, context) -> None:
         layout = self.layout
         settings = context.scene.procanim.mirrors
-        layout.menu(MirrorPresetMenu.bl_idname, icon="PRESET")
+        draw_presets(layout, MirrorPresetMenu, "Mirror Presets")
         layout.prop(settings, "use_selection")
         if not settings.use_selection or not context.selected_objects:
             column = layout.column(align=True)
