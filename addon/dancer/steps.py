@@ -35,7 +35,8 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
 
-# Seconds per step when the sequence does not say (a step list item's own duration wins).
+# Seconds per step when the sequence does not say (a step list item's own duration wins), and
+# the least each step takes: faster extensions throw the COM beyond what the COP can catch.
 STEP_SECONDS = {
     "position": 1.5, "transition": 5.0, "weight_shift": 3.0, "demi_plie": 3.0, "grand_plie": 5.0,
     "tendu": 5.0, "retire": 3.5, "releve": 7.0, "developpe": 12.0, "arabesque": 10.0, "pivot": 4.0,
@@ -43,7 +44,7 @@ STEP_SECONDS = {
 }
 MIN_SECONDS = {
     "position": 0.2, "transition": 3.0, "weight_shift": 1.0, "demi_plie": 1.5, "grand_plie": 3.0,
-    "tendu": 1.5, "retire": 1.0, "releve": 2.5, "developpe": 3.0, "arabesque": 3.0, "pivot": 2.5,
+    "tendu": 5.0, "retire": 1.0, "releve": 2.5, "developpe": 12.0, "arabesque": 10.0, "pivot": 2.5,
     "lower": 2.0,
 }
 
@@ -338,8 +339,8 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
          ) -> tuple[list[str], list[Phase], State]:
     """Check ``sequence`` step by step and build its phases.
 
-    Items are names (with an optional side suffix) or ``(name, seconds)`` pairs; ``durations``
-    overrides the default seconds per step family ('tendu', 'position', ...). Returns the step
+    Items are names (with an optional side suffix and ``@seconds``) or ``(name, seconds)`` pairs;
+    ``durations`` overrides the default seconds per step family ('tendu', 'position', ...). Returns the step
     labels, the phases and the final state. ``settle`` turns a position's pose into the one the
     body really stands in (feet flattened on the floor). Steps the controller cannot balance yet
     are refused unless ``allow_unbalanced`` (for working on the controller). Raises
@@ -357,7 +358,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     items = []
     for raw in sequence:
         if isinstance(raw, str):
-            items.append((raw, None))
+            items.extend(parse_sequence_text(raw) if "@" in raw else [(raw, None)])
         else:
             text, seconds = raw
             items.append((str(text), None if seconds is None else float(seconds)))
