@@ -178,6 +178,8 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         row = box.row()
         row.prop(settings, "draft")
         row.prop(settings, "embed_in_slab")
+        if settings.draft:
+            box.prop(settings, "risers")
         if settings.embed_in_slab:
             box.prop(settings, "slab_thickness")
         copy_settings(settings, box.operator("procanim.add_fresnel_reflector", icon="ADD"))
@@ -203,7 +205,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         keys = (
             ("minor_axis", "aperture", "surface", "resolution")
             if recipe.mirror_type == "ELLIPSOID"
-            else ("plate_radius", "zones", "segments", "draft")
+            else ("plate_radius", "zones", "segments", "draft", "risers")
         )
         for key in keys:
             box.prop(recipe, key)
