@@ -7,6 +7,7 @@ shipped in ``presets/fly/hover.npz``.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -19,23 +20,25 @@ from ..addon import limits, quaternions
 from ..addon.fly import FlyModel, load_genome, save_genome, simulate_genomes_steps
 from ..addon.fly.errors import FlyError
 from ..addon.fly.fitness import mean_lateral_drift
-from ..addon.fly.model import (
-    body_mesh,
-    rotate_about_z,
-    wing_mesh,
-    wing_quaternions,
-    yaw_quaternion,
-)
+from ..addon.fly.looks import body_parts_mesh, legs_mesh, wing_outline_mesh
+from ..addon.fly.model import rotate_about_z, wing_quaternions, yaw_quaternion
 from ..addon.fly.training import TrainingConfig, TrainingResult, new_population, train_steps
 from ..addon.plotting import line_plot_png
 from . import paths, writers
 from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, CliError, call_operator
+from .preferences import preferences
 
 SHIPPED_GENOME = Path(__file__).resolve().parent.parent / "presets" / "fly" / "hover.npz"
 SHIPPED_STEERING_GENOME = SHIPPED_GENOME.with_name("steer.npz")
+STROKE_HOVER_GENOME = SHIPPED_GENOME.with_name("stroke_hover.npz")
+STROKE_STEERING_GENOME = SHIPPED_GENOME.with_name("stroke_steer.npz")
+SIZE_KEY = "procanim_fly_size"
+WING_MATERIAL = "Fly Wing Veined"
+MIN_KEY_SPACING = 0.011  # frames: Blender treats keys within 0.01 frame of each other as one
 COLLECTION = "Fly"
 PART_KEY = "procanim_fly_part"
+DEFAULT_OUTPUT = "//fly_trained.npz"
 CURVE_IMAGE = "ProcAnim Fly Training"
 # 4.5+ warns on "//" paths unless the property says it takes blend-relative paths; 4.2 has no such flag
 PATH_OPTIONS = paths.BLEND_RELATIVE
@@ -174,7 +177,7 @@ class FlyTrainingProperties:
         name="Save To",
         description="Where the trained genome is written (.npz); "
         "// is next to the .blend, or the temporary folder when unsaved",
-        default="//fly_trained.npz",
+        default=DEFAULT_OUTPUT,
         subtype="FILE_PATH",
         options=PATH_OPTIONS,
     )
@@ -207,10 +210,11 @@ class FlyBakeProperties:
     )
     wing_key_interval: FloatProperty(
         name="Wing Key Step",
-        description="Milliseconds between wing keys; "
-        "wing beats are faster than frames, so wings get sub-frame keys",
-        default=2.0,
-        min=1.0,
+        description="Milliseconds between wing keys (wing beats are faster than frames, so wings get "
+        "sub-frame keys); 0 is automatic: 2 ms for the paper's slow beat, and for a fruit fly beating "
+        "at 200 Hz as often as Blender keeps keys apart (0.01 frame: 0.6 ms at 24 fps, 8 keys a beat)",
+        default=0.0,
+        min=0.0,
         max=100.0,
     )
     follow_camera: BoolProperty(
@@ -219,10 +223,15 @@ class FlyBakeProperties:
 
 
 def resolve_output(path: str, default_name: str) -> Path:
-    """The trained genome's file; '//' without a saved .blend means Blender's temporary folder."""
-    return paths.output_file(
-        path or "//" + default_name, "Genome output", ".npz", unsaved_fallback=paths.temporary_folder()
-    )
+    """The trained genome's file; '//' without a saved .blend means Blender's temporary folder.
+
+    Left empty or at its default, it goes to the preferences' genome folder.
+    """
+    if not path or path == DEFAULT_OUTPUT:
+        prefs = preferences()
+        folder = (prefs.genome_directory if prefs is not None else "") or "//"
+        path = os.path.join(folder, default_name) if folder != "//" else "//" + default_name
+    return paths.output_file(path, "Genome output", ".npz", unsaved_fallback=paths.temporary_folder())
 
 
 def genome_file(path: str, steering: bool = False) -> Path:
@@ -245,24 +254,41 @@ def fly_parts(source: bpy.types.Context | bpy.types.Collection | None) -> dict[s
 def build_fly(
     context: bpy.types.Context, location=(0.0, 0.0, 0.0), model: FlyModel | None = None
 ) -> dict[str, bpy.types.Object]:
-    """A new fly instance: body and wing objects whose meshes are the simulated box and wing strips
-    (metres), the body at ``location`` (world), selected and active."""
+    """A new fly instance, the body at ``location`` (world), selected and active.
+
+    The body is smooth head, thorax and abdomen just filling the simulated body box, with legs as
+    a child; the wings are the simulated planform (finely cut, with UVs for the veined material),
+    hinged where the simulation hinges them.
+    """
     model = model or FlyModel()
     collection = writers.new_instance(context, COLLECTION)
-    body_material = writers.principled_material("Fly Body", (0.08, 0.06, 0.05, 1.0), roughness=0.35)
-    wing_material = writers.principled_material(
-        "Fly Wing", (0.75, 0.85, 0.95, 1.0), roughness=0.1, transmission=0.8
-    )
-    vertices, faces = body_mesh(model)
-    body = writers.new_object("Fly Body", writers.mesh_from_arrays("Fly Body", vertices, faces), collection)
-    writers.assign_material(body, body_material)
+    body_material = writers.principled_material("Fly Body", (0.09, 0.06, 0.04, 1.0), roughness=0.35)
+    eye_material = writers.principled_material("Fly Eyes", (0.45, 0.03, 0.02, 1.0), roughness=0.25)
+    wing_material = veined_wing_material()
+    vertices, faces, materials = body_parts_mesh(model)
+    body_data = writers.mesh_from_arrays("Fly Body", vertices, faces)
+    body_data.materials.append(body_material)
+    body_data.materials.append(eye_material)
+    body_data.polygons.foreach_set("material_index", materials)
+    body_data.polygons.foreach_set("use_smooth", np.ones(len(faces), dtype=bool))
+    body = writers.new_object("Fly Body", body_data, collection)
     body.location = location
     body.rotation_mode = "QUATERNION"
     body[PART_KEY] = "body"
-    parts = {"body": body}
+    body[SIZE_KEY] = model.size
+    vertices, faces = legs_mesh(model)
+    legs = writers.new_object("Fly Legs", writers.mesh_from_arrays("Fly Legs", vertices, faces), collection)
+    writers.assign_material(legs, body_material)
+    legs.parent = body
+    legs[PART_KEY] = "legs"
+    parts = {"body": body, "legs": legs}
     for key, left, label in (("wing_r", False, "Fly Wing R"), ("wing_l", True, "Fly Wing L")):
-        vertices, faces = wing_mesh(model, left)
-        wing = writers.new_object(label, writers.mesh_from_arrays(label, vertices, faces), collection)
+        vertices, faces, uv = wing_outline_mesh(model, left)
+        mesh = writers.mesh_from_arrays(label, vertices, faces)
+        layer = mesh.uv_layers.new(name="UVMap")
+        corners = np.array([index for face in faces for index in face])
+        layer.data.foreach_set("uv", uv[corners].astype(np.float32).ravel())
+        wing = writers.new_object(label, mesh, collection)
         writers.assign_material(wing, wing_material)
         wing.parent = body
         wing.location = np.array(model.hinge) * (np.array([-1.0, 1.0, 1.0]) if left else 1.0)
@@ -271,6 +297,72 @@ def build_fly(
         parts[key] = wing
     writers.select_only(context, [body], body)
     return parts
+
+
+def veined_wing_material() -> bpy.types.Material:
+    """Clear, faintly iridescent membrane with dark veins fanning from the hinge (EEVEE and Cycles).
+
+    The veins are drawn from the wing's UVs (u along the span, v across the chord): the costa on
+    the leading edge, longitudinal veins on rays from the hinge and two cross-veins.
+    """
+    existing = bpy.data.materials.get(WING_MATERIAL)
+    if existing is not None and existing.get(PART_KEY) == "wing_material":
+        return existing
+    material = writers.principled_material(WING_MATERIAL, (0.78, 0.84, 0.9, 0.25), roughness=0.15)
+    material[PART_KEY] = "wing_material"
+    material.diffuse_color = (0.78, 0.84, 0.9, 0.35)  # Workbench / viewport
+    if hasattr(material, "surface_render_method"):  # EEVEE Next (4.2+)
+        material.surface_render_method = "BLENDED"
+    if hasattr(material, "blend_method"):  # legacy EEVEE, still read by some versions
+        try:
+            material.blend_method = "BLEND"
+        except (TypeError, AttributeError):
+            pass
+    material.use_backface_culling = False
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    bsdf = next(node for node in nodes if node.type == "BSDF_PRINCIPLED")
+    uv = nodes.new("ShaderNodeTexCoord")
+    split = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(uv.outputs["UV"], split.inputs[0])
+
+    def math(operation, a, b=None, clamp=False):
+        node = nodes.new("ShaderNodeMath")
+        node.operation = operation
+        node.use_clamp = clamp
+        for slot, value in ((0, a), (1, b)):
+            if value is None:
+                continue
+            if isinstance(value, (int, float)):
+                node.inputs[slot].default_value = value
+            else:
+                links.new(value, node.inputs[slot])
+        return node.outputs[0]
+
+    u, v = split.outputs[0], split.outputs[1]
+    # longitudinal veins: thin where sin(9 * angle from the span axis) crosses zero
+    angle = math("ARCTAN2", v, math("ADD", u, 0.02))
+    rays = math("LESS_THAN", math("ABSOLUTE", math("SINE", math("MULTIPLY", angle, 9.0))), 0.07)
+    radius = math("SQRT", math("ADD", math("MULTIPLY", u, u), math("MULTIPLY", v, v)))
+    cross = math("LESS_THAN", math("ABSOLUTE", math("SUBTRACT", radius, 0.42)), 0.008)
+    cross_outer = math("LESS_THAN", math("ABSOLUTE", math("SUBTRACT", radius, 0.62)), 0.006)
+    costa = math("LESS_THAN", v, 0.035)
+    veins = math(
+        "MAXIMUM", math("MAXIMUM", rays, costa), math("MAXIMUM", math("MULTIPLY", cross, 1.0), cross_outer)
+    )
+    # the membrane lets most light through; veins are dark and nearly opaque
+    alpha = math("ADD", 0.18, math("MULTIPLY", veins, 0.72), clamp=True)
+    links.new(alpha, bsdf.inputs["Alpha"])
+    tint = nodes.new("ShaderNodeMix") if bpy.app.version >= (3, 4, 0) else None
+    if tint is not None:
+        tint.data_type = "RGBA"
+        links.new(veins, tint.inputs["Factor"])
+        tint.inputs[6].default_value = (0.78, 0.84, 0.9, 1.0)  # A: membrane
+        tint.inputs[7].default_value = (0.12, 0.08, 0.05, 1.0)  # B: vein
+        links.new(tint.outputs[2], bsdf.inputs["Base Color"])
+    coat = bsdf.inputs.get("Coat Weight")
+    if coat is not None:
+        coat.default_value = 0.4  # the thin-film sheen of a real wing, roughly
+    return material
 
 
 class PROCANIM_OT_add_fly(ProcAnimOperator, bpy.types.Operator):
@@ -292,11 +384,15 @@ class PROCANIM_OT_add_fly(ProcAnimOperator, bpy.types.Operator):
             raise FlyError("Fly location must be finite")
         stage = writers.stage_for(context)
         start = np.asarray(self.location) + np.asarray(context.scene.cursor.location)
-        parts = build_fly(context, tuple(start))
+        # the fly the current genome flies: the paper's cartoon fly or a real-size fruit fly
+        model = load_genome(genome_file(context.scene.procanim.fly.genome_path)).model()
+        parts = build_fly(context, tuple(start), model)
         if stage.camera:
-            # The fly is 2 cm long and flies off: only a camera that follows it shows it.
-            add_follow_camera(context.scene, parts["body"], float(start[2]) - 0.3, ground=stage.floor)
-        self.report({"INFO"}, "Added a fly (body 2 cm long); bake it to watch it fly")
+            # The fly is small and flies off: only a camera that follows it shows it.
+            drop = 0.15 if model.size == "fruit_fly" else 0.3
+            add_follow_camera(context.scene, parts["body"], float(start[2]) - drop, ground=stage.floor)
+        length = model.body_size[1] * 1000.0
+        self.report({"INFO"}, f"Added a fly (body {length:g} mm long); bake it to watch it fly")
         return {"FINISHED"}
 
 
@@ -404,7 +500,8 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
     def bake(self, context: bpy.types.Context):
         scene = context.scene
         genome = load_genome(genome_file(self.genome_path, steering=bool(self.target)))
-        model = FlyModel(aero=genome.aero, asymmetric=genome.asymmetric)
+        model = genome.model()  # the fly it was trained for: control mode, size, aerodynamics
+        step = model.time_step
         body = fly_parts(context).get("body")
         self._instance = body.users_collection[0].name if body is not None else None
         fps = scene.render.fps / scene.render.fps_base
@@ -423,11 +520,13 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
             "bake a shorter flight, or run it from the sidebar or the CLI",
             limit=self.time_limit(),
         )
-        steps = int(round(self.duration / 0.001))
+        steps = int(round(self.duration / step))
         target = None
         if self.target:
             # the simulated fly faces +y; turn the target into its frame, and the flight back below
-            target = rotate_about_z(sample_target(scene, self.target, frame_start, fps, steps), start, -yaw)
+            target = rotate_about_z(
+                sample_target(scene, self.target, frame_start, fps, steps, step), start, -yaw
+            )
         self._setup = (model, fps, frame_start, start, yaw)
         flight = yield from simulate_genomes_steps(
             genome, self.duration, model=model, start=start, target=target
@@ -438,23 +537,32 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
 
     def write(self, context: bpy.types.Context, flight) -> set[str]:
         model, fps, frame_start, start, _ = self._setup
+        step = model.time_step
         scene = context.scene
         instance = bpy.data.collections.get(self._instance) if self._instance else None
         parts = fly_parts(instance)
-        if not {"body", "wing_r", "wing_l"} <= set(parts):
+        if (
+            not {"body", "wing_r", "wing_l"} <= set(parts)
+            or parts["body"].get(SIZE_KEY, "cartoon") != model.size
+        ):
             parts = build_fly(context, tuple(start), model)
         frame_count = int(np.floor(self.duration * fps + 1e-9)) + 1
         frames = frame_start + np.arange(frame_count)
         samples = np.minimum(
-            np.round(np.arange(frame_count) / fps / 0.001).astype(int), flight.positions.shape[1] - 1
+            np.round(np.arange(frame_count) / fps / step).astype(int), flight.positions.shape[1] - 1
         )
         body = parts["body"]
         writers.write_object_transforms(
             body, frames, locations=flight.positions[0, samples], quaternions=flight.rotations[0, samples]
         )
-        stride = max(1, int(round(self.wing_key_interval)))
+        if self.wing_key_interval > 0 or model.control != "stroke":
+            stride = max(1, int(round((self.wing_key_interval or 2.0) * 1e-3 / step)))
+        else:
+            # Blender merges keys closer than 0.01 frame: key as often as it keeps them apart
+            stride = max(1, int(np.ceil(MIN_KEY_SPACING / (step * fps))))
+        stride = max(stride, int(np.ceil(MIN_KEY_SPACING / (step * fps))))
         wing_samples = np.arange(0, flight.positions.shape[1], stride)
-        wing_frames = frame_start + wing_samples * 0.001 * fps
+        wing_frames = frame_start + wing_samples * step * fps
         for index, key in ((0, "wing_r"), (1, "wing_l")):
             angles = flight.wing_angles[0, wing_samples, index]
             writers.write_object_transforms(
@@ -462,7 +570,7 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
             )
         writers.set_frame_range(scene, frame_start, int(frames[-1]))
         if self.follow_camera:
-            add_follow_camera(scene, body, float(start[2]) - 0.3)
+            add_follow_camera(scene, body, float(start[2]) - (0.15 if model.size == "fruit_fly" else 0.3))
         climb = float(flight.positions[0, -1, 2] - start[2])
         drift = float(mean_lateral_drift(flight)[0])
         if flight.blown_up[0]:
@@ -475,25 +583,37 @@ class PROCANIM_OT_bake_fly(FlyBakeProperties, BakeOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-def sample_target(scene: bpy.types.Scene, name: str, frame_start: int, fps: float, steps: int) -> np.ndarray:
-    """The target object's world position every millisecond, from its position at every frame."""
+def sample_target(
+    scene: bpy.types.Scene, name: str, frame_start: int, fps: float, steps: int, step: float = 0.001
+) -> np.ndarray:
+    """The target object's world position every simulated step, from its position at every frame."""
     target = scene.objects.get(name)
     if target is None:
         raise FlyError(f"Target object '{name}' is not in the scene")
-    frame_count = int(np.ceil(steps * 0.001 * fps)) + 1
+    frame_count = int(np.ceil(steps * step * fps)) + 1
     positions = np.empty((frame_count, 3))
     for index in range(frame_count):
         scene.frame_set(frame_start + index)
         positions[index] = target.matrix_world.translation
     frame_times = np.arange(frame_count) / fps
-    times = np.arange(steps + 1) * 0.001
+    times = np.arange(steps + 1) * step
     return np.stack([np.interp(times, frame_times, positions[:, axis]) for axis in range(3)], axis=1)
 
 
 def add_follow_camera(
-    scene: bpy.types.Scene, body: bpy.types.Object, ground_height: float, ground: bool = True
+    scene: bpy.types.Scene,
+    body: bpy.types.Object,
+    ground_height: float,
+    ground: bool = True,
+    scale: float | None = None,
 ) -> bpy.types.Object:
-    """A camera chasing the body over a checkered floor; baking again reuses them."""
+    """A camera chasing the body over a checkered floor; baking again reuses them.
+
+    ``scale`` (default: from the body's fly size) shrinks the camera offset and floor for a fly
+    smaller than the paper's 2 cm one; the floor stays ``ground_height`` below unless scaled too.
+    """
+    if scale is None:
+        scale = fly_scale(body)
     existing = fly_parts(writers.instance_of(body, COLLECTION)).get("camera")
     if existing is not None:
         scene.camera = existing
@@ -502,8 +622,8 @@ def add_follow_camera(
     camera = writers.new_object("Fly Camera", bpy.data.cameras.new("Fly Camera"), collection)
     camera[PART_KEY] = "camera"
     camera.data.lens = 50.0
-    camera.data.clip_start = 0.005
-    camera.location = (0.18, -0.32, 0.1)
+    camera.data.clip_start = 0.005 * scale
+    camera.location = np.array((0.18, -0.32, 0.1)) * scale
     follow = camera.constraints.new("COPY_LOCATION")
     follow.target = body
     follow.use_offset = True
@@ -515,8 +635,19 @@ def add_follow_camera(
     if not any(obj.type == "LIGHT" for obj in scene.objects):
         writers.add_sun(collection)
     if ground:
-        add_checker_ground(collection, ground_height)[PART_KEY] = "ground"
+        floor = add_checker_ground(collection, ground_height, size=8.0 * max(scale, 0.125))
+        floor[PART_KEY] = "ground"
     return camera
+
+
+def fly_scale(body: bpy.types.Object) -> float:
+    """Body length relative to the paper's 2 cm cartoon fly (camera and floor scale with it)."""
+    size = body.get(SIZE_KEY, "cartoon")
+    return (
+        FlyModel.preset(size).body_size[1] / FlyModel().body_size[1]
+        if size in ("cartoon", "fruit_fly")
+        else 1.0
+    )
 
 
 def add_checker_ground(

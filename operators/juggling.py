@@ -170,6 +170,15 @@ def juggling_properties() -> dict:
             "Empty: ProcAnim's own figures",
             default="",
         ),
+        "max_hand_acceleration": FloatProperty(
+            name="Hand Acceleration Bound",
+            description="Hand strokes that need more acceleration than this are reported (a human hand "
+            "juggles comfortably within about 4 g)",
+            default=4 * 9.81,
+            min=1.0,
+            max=1000.0,
+            unit="ACCELERATION",
+        ),
         "jml_source": StringProperty(
             name="JML Pattern",
             description="A full Juggling Lab (JML) pattern to animate instead of the siteswap; set by "
@@ -192,6 +201,7 @@ def planning_options(settings) -> dict:
         "bounce_frac": settings.restitution if energy else 0.9,
         "restitution": None if energy else settings.restitution,
         "squeeze_beats": settings.squeeze_beats,
+        "max_hand_acceleration": settings.max_hand_acceleration,
         "dwell_paths": settings.dwell_path,
     }
 
@@ -364,6 +374,8 @@ class JuggleBaker(BakeOperator):
         )
         if pattern.reach_warning and not result.rigs:
             warnings.append(pattern.reach_warning)
+        if pattern.acceleration_warning:
+            warnings.append(pattern.acceleration_warning)
         if warnings:
             self.report({"WARNING"}, "; ".join(warnings))
         return {"FINISHED"}

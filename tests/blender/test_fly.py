@@ -37,7 +37,7 @@ def test_add_fly_matches_the_simulated_geometry(fly, ext):
     assert bpy.ops.procanim.add_fly() == {"FINISHED"}
     parts = _parts(fly)
     # In an empty scene the Add also brings the follow camera and ground, so it renders at once.
-    assert set(parts) == {"body", "wing_r", "wing_l", "camera", "ground"}
+    assert set(parts) == {"body", "legs", "wing_r", "wing_l", "camera", "ground"}
     model = ext("addon.fly").FlyModel()
     body = parts["body"]
     size = np.ptp(np.array([v.co for v in body.data.vertices]), axis=0)
@@ -48,8 +48,56 @@ def test_add_fly_matches_the_simulated_geometry(fly, ext):
         np.testing.assert_allclose(wing.location, np.array(model.hinge) * [sign, 1, 1], atol=1e-7)
         area = sum(p.area for p in wing.data.polygons)
         assert area == pytest.approx(model.wing_span * model.wing_chord, rel=1e-5)
-        assert len(wing.data.polygons) == model.strips
+        assert len(wing.data.polygons) == 4 * model.strips  # each simulated strip cut in four
         assert wing.material_slots[0].material is not None
+    # smooth head, thorax and abdomen (eyes on their own material), legs hanging below the body
+    assert len(body.data.polygons) > 300 and all(p.use_smooth for p in body.data.polygons)
+    assert {slot.material.name for slot in body.material_slots} == {"Fly Body", "Fly Eyes"}
+    legs = parts["legs"]
+    assert legs.parent is body
+    assert min(v.co.z for v in legs.data.vertices) < -0.5 * model.body_size[2]
+
+
+def test_stroke_genome_adds_and_bakes_a_real_size_fly_with_veined_wings(fly, ext, tmp_path):
+    core = ext("addon.fly")
+    genome = core.Genome(
+        np.random.default_rng(0).normal(0, 0.3, core.genome_size((17, 20, 20, 5))),
+        (17, 20, 20, 5),
+        aero="quasi_steady",
+        size="fruit_fly",
+    )
+    path = core.save_genome(genome, tmp_path / "stroke.npz")
+    bpy.context.scene.procanim.fly.genome_path = str(path)
+    assert bpy.ops.procanim.add_fly() == {"FINISHED"}
+    parts = _parts(fly)
+    model = core.FlyModel.fruit_fly()
+    body = parts["body"]
+    size = np.ptp(np.array([v.co for v in body.data.vertices]), axis=0)
+    np.testing.assert_allclose(size, model.body_size, rtol=1e-5)  # 2.5 mm long
+    for key in ("wing_r", "wing_l"):
+        wing = parts[key]
+        area = sum(p.area for p in wing.data.polygons)
+        assert area == pytest.approx(model.wing_area(), rel=0.03)  # the simulated planform
+        assert max(abs(v.co.x) for v in wing.data.vertices) == pytest.approx(model.wing_span, rel=1e-5)
+        material = wing.material_slots[0].material
+        bsdf = next(n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+        assert bsdf.inputs["Alpha"].is_linked  # veins drawn from the UVs into the alpha
+        assert wing.data.uv_layers.active is not None
+        if hasattr(material, "surface_render_method"):
+            assert material.surface_render_method == "BLENDED"
+    collections = len(bpy.data.collections)
+    assert bpy.ops.procanim.bake_fly(duration=0.1, genome_path=str(path)) == {"FINISHED"}
+    scene = bpy.context.scene
+    assert scene.frame_end == scene.frame_start + int(0.1 * scene.render.fps)
+    # wings keyed every third 0.2 ms step at 24 fps (Blender merges keys within 0.01 frame)
+    baked = _parts(fly)
+    assert set(baked) == set(parts)  # the same fly, not a second one
+    curve = _channel(baked["wing_r"], "rotation_quaternion", 0)
+    times = np.array([k.co.x for k in curve.keyframe_points])
+    step = np.median(np.diff(times)) / scene.render.fps
+    assert step == pytest.approx(3 * model.time_step, rel=1e-3)
+    assert len(times) == 0.1 / step // 1 + 1
+    assert len(bpy.data.collections) == collections
 
 
 def test_add_then_bake_from_empty_scene_keys_the_shipped_flight(fly, ext, tmp_path):
@@ -81,10 +129,10 @@ def test_add_then_bake_from_empty_scene_keys_the_shipped_flight(fly, ext, tmp_pa
 
 def test_bake_alone_builds_the_fly_and_baking_again_reuses_everything(fly):
     assert bpy.ops.procanim.bake_fly(duration=0.1) == {"FINISHED"}
-    assert set(_parts(fly)) == {"body", "wing_r", "wing_l"}
+    assert set(_parts(fly)) == {"body", "legs", "wing_r", "wing_l"}
     assert bpy.ops.procanim.bake_fly(duration=0.1, follow_camera=True) == {"FINISHED"}
     counts = data_counts()
-    assert set(_parts(fly)) == {"body", "wing_r", "wing_l", "camera", "ground"}
+    assert set(_parts(fly)) == {"body", "legs", "wing_r", "wing_l", "camera", "ground"}
     assert bpy.context.scene.camera is _parts(fly)["camera"]
     assert bpy.ops.procanim.bake_fly(duration=0.2, follow_camera=True) == {"FINISHED"}
     assert data_counts() == counts
