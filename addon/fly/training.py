@@ -26,8 +26,9 @@ TARGET_REACH_BY_SIZE = {"cartoon": TARGET_REACH, "fruit_fly": 0.05}
 
 
 #: Simulated fly-seconds per wall-clock second (a population flies vectorised), measured on a busy
-#: 2-core machine; quasi-steady aerodynamics cost about twice as much.
-FLY_SECONDS_PER_SECOND = {"drag": 200.0, "quasi_steady": 110.0}
+#: 2-core machine (200 at best, 80 when other work shares it; the defaults' 6,000 fly-seconds took
+#: 30-90 s); quasi-steady aerodynamics cost about twice as much.
+FLY_SECONDS_PER_SECOND = {"drag": 80.0, "quasi_steady": 45.0}
 #: Memory per fly in flight: its genome, state and network activations (bytes, with margin).
 GENOME_BYTES_ESTIMATE = 64 * 1024
 

@@ -255,11 +255,12 @@ def test_fly_flights_stay_finite_for_any_weights(seed):
         assert _finite(flight.positions, flight.rotations)
 
 
-def test_training_size_check_refuses_absurd_runs_and_passes_the_defaults():
+def test_training_size_check_refuses_absurd_runs_and_passes_the_demo():
     from addon.fly.training import TrainingConfig
     from addon.limits import TooMuchWorkError
 
-    TrainingConfig().check_size()
+    TrainingConfig(population=40, generations=5, duration=1.0).check_size()  # make demo's training
+    TrainingConfig().check_size(time_limit=4 * 3600.0)  # the defaults, from the sidebar or the CLI
     for population, generations in ((2**31 - 1, 30), (100, 10**9), (5000, 100_000)):
         with pytest.raises(TooMuchWorkError, match="would (take|need) about"):
             TrainingConfig(population=population, generations=generations).check_size()
