@@ -298,12 +298,12 @@ def perform_steps(
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
             up = sim.data.xmat[sim.root, [2, 5]]
             offsets += sim.lean_offsets(np.array([-up[1], up[0]]), spine_weights)
-            if phase.stance != "both":
+            if phase.stance != "both" and phase.level_pelvis:
                 # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
                 # free side otherwise), so the free leg's pose means the same over the floor.
                 # The trim stays on that hip afterwards: dropping it at once would tip the pelvis.
                 pelvis_trim[phase.stance] += CONTROL_DT * PELVIS_LEVEL * (-up[1])
-            else:
+            elif phase.stance == "both":
                 # Back on both feet the pelvis may roll with the legs again: the trim fades, which
                 # also lowers a foot held above the floor onto its spot.
                 for side in pelvis_trim:

@@ -271,6 +271,7 @@ class Phase:
     toe_release: bool = False
     starts_step: bool = False
     key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
+    level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
 
 
 @dataclass(frozen=True)
@@ -571,8 +572,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the working leg is already in retire")
         up = _on(pose, working, retire_pose)
         via = _on(up, working, retire_lift_pose)
+        # The paper's retire and releve as tuned: levelling the pelvis while the foot leaves the
+        # floor upset small (fast) bodies.
         phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
-                            via=via))
+                            via=via, level_pelvis=False))
         return phases, replace(state, raised=True, pose=up)
 
     if name == "releve":
@@ -580,7 +583,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("releve on one foot is done in retire: add retire first")
         up = releve_pose(pose, support)
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
-                            toe_control=True))
+                            toe_control=True, level_pelvis=False))
         return phases, replace(state, releve=True, pose=up)
 
     if name == "pivot_quarter":
