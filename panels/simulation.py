@@ -67,6 +67,7 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         row = start.row(align=True)
         row.operator("procanim.add_softbody_demo", icon="MESH_ICOSPHERE")
         row.operator("procanim.add_rigid_pile_demo", icon="MESH_CUBE")
+        start.operator("procanim.add_sheet_demo", icon="MESH_GRID")
 
         solver = layout.box().column()
         solver.use_property_split = True
