@@ -178,8 +178,11 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         row = box.row()
         row.prop(settings, "draft")
         row.prop(settings, "embed_in_slab")
+        if settings.draft:
+            box.prop(settings, "risers")
         if settings.embed_in_slab:
             box.prop(settings, "slab_thickness")
+            box.prop(settings, "refractive_index")
         copy_settings(settings, box.operator("procanim.add_fresnel_reflector", icon="ADD"))
 
         box = layout.box()
@@ -203,7 +206,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         keys = (
             ("minor_axis", "aperture", "surface", "resolution")
             if recipe.mirror_type == "ELLIPSOID"
-            else ("plate_radius", "zones", "segments", "draft")
+            else ("plate_radius", "zones", "segments", "draft", "risers")
         )
         for key in keys:
             box.prop(recipe, key)

@@ -27,6 +27,14 @@ PATTERN_ITEMS = (
     ("CONE", "Cone", "Rings of rays around the mirror's centre"),
     ("RANDOM", "Random", "A random bundle spread evenly over the mirror"),
 )
+RISER_ITEMS = (
+    (
+        "RAYS",
+        "Along the Light",
+        "Steps tilted along the rays from the first focus: edge-on to the light, so none is lost on them",
+    ),
+    ("VERTICAL", "Vertical", "Steps straight along the plate normal: simpler to cut, but they catch light"),
+)
 FOCUS_ITEMS = (
     ("FIRST", "First Focus", "Rays start at the mirror's first focus"),
     ("SECOND", "Second Focus", "Rays start at the mirror's second focus (light runs backwards)"),
@@ -148,6 +156,33 @@ class _FresnelProperties:
     )
     draft: BoolProperty(
         name="Step Faces", description="Close the steps between zones with draft faces", default=True
+    )
+    risers: EnumProperty(
+        name="Steps",
+        description="How the steps between zones run",
+        items=RISER_ITEMS,
+        default="RAYS",
+    )
+    embed_in_slab: BoolProperty(
+        name="Clear Slab",
+        description="Embed the mirror zones in a clear slab, as the practical cast or printed part; "
+        "traced rays refract at its faces",
+        default=False,
+    )
+    slab_thickness: FloatProperty(
+        name="Slab Thickness",
+        description="Thickness of the clear slab around the plate",
+        default=0.04,
+        min=1e-4,
+        unit="LENGTH",
+    )
+    refractive_index: FloatProperty(
+        name="Index of Refraction",
+        description="Refractive index of the clear slab (acrylic 1.49, glass about 1.5, water 1.33); "
+        "rays bend by Snell's law at its faces and are trapped past the critical angle",
+        default=1.49,
+        min=1.0,
+        soft_max=2.5,
     )
     thickness: FloatProperty(
         name="Louvre Depth",

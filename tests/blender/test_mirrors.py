@@ -185,10 +185,28 @@ def test_add_fresnel_reflector_in_a_clear_slab_and_trace_it():
     assert slab.data.materials[0].node_tree is not None
     heights = _world_vertices(plate)[:, 2]
     assert np.abs(heights).max() < 0.05
-    assert bpy.ops.procanim.trace_rays(ray_count=16) == {"FINISHED"}
     recipe = plate.procanim.mirror
+    assert recipe.embed_in_slab and recipe.refractive_index == pytest.approx(1.49)
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
+    # the rays refract into the slab's top face, reflect off the zones, and refract out again
+    rays = bpy.data.objects["Light Rays"].data.splines
+    top = recipe.slab_thickness / 2.0
+    leaving = 0
+    for spline in rays:
+        co = np.empty(4 * len(spline.points), dtype=np.float32)
+        spline.points.foreach_get("co", co)
+        path = co.reshape(-1, 4)[:, :3]
+        assert len(path) == 5  # focus, slab in, zone, slab out, run-on
+        assert path[1, 2] == pytest.approx(top, abs=1e-5)
+        assert -top < path[2, 2] < top
+        leaving += abs(path[3, 2] - top) < 1e-5  # a few meet the relief again on their way out
+    assert leaving >= 12 and recipe.spot_rays >= 12
+    # refraction moves the focus: in air (no slab) the same plate focuses within a zone width
+    recipe.embed_in_slab = False
+    refracted_spot = recipe.spot_max
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
     zone_width = 0.6 * np.sqrt(2) / recipe.zones  # generous: the longest radius over the zone count
-    assert recipe.spot_rays >= 15 and recipe.spot_max < zone_width
+    assert recipe.spot_max < zone_width < refracted_spot
 
 
 def test_fresnel_with_foci_on_opposite_sides_follows_its_focus_and_draws():
@@ -335,3 +353,18 @@ def test_cli_mirror_subcommand_saves_a_scene(tmp_path):
     bpy.ops.wm.open_mainfile(filepath=str(out))
     assert len(bpy.data.objects["Light Rays"].data.splines) == 8
     assert bpy.context.scene.camera is not None and "Light Bead" in bpy.data.objects
+
+
+def test_fresnel_steps_run_along_the_light_by_default_and_vertical_on_request():
+    arguments = {"focus_1": (-0.3, 0, 0.5), "focus_2": (0.3, 0, 0.5), "plate_radius": 0.5, "zones": 20}
+    assert bpy.ops.procanim.add_fresnel_reflector(**arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    recipe = plate.procanim.mirror
+    assert recipe.risers == "RAYS"
+    along_light = _world_vertices(plate)
+    recipe.risers = "VERTICAL"  # an edit in the sidebar rebuilds the plate (4.2: at the next update)
+    bpy.context.view_layer.update()
+    sys.modules[f"{_package()}.operators.mirrors"].follow_foci(bpy.context.scene)
+    vertical = _world_vertices(plate)
+    assert len(vertical) != len(along_light) or np.abs(vertical - along_light).max() > 1e-4
+    assert recipe.status == ""
