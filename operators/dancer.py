@@ -31,6 +31,7 @@ from ..addon.dancer import (
 )
 from ..addon.dancer.rig import body_mesh, pose_basis, skeleton
 from ..addon.plotting import line_plot_png
+from . import rig as rig_targets
 from . import writers
 from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, CliError, call_operator
@@ -84,6 +85,12 @@ class DancerBakeProperties:
 
     experiment: EnumProperty(name="Experiment", description="What the dancer does", items=EXPERIMENT_ITEMS,
                              default="SEQUENCE")
+    target_rig: StringProperty(
+        name="Rig",
+        description="Your character's armature (Rigify, Mixamo, Unreal or any rig with a bone map) to dance "
+        "on: a dancer of its height is simulated and retargeted onto it. Empty: the active dancer, or the "
+        "active armature when it is not a dancer",
+        default="")
     position: EnumProperty(name="Position", description="Ballet position the dancer starts in",
                            items=POSITION_ITEMS, default="FIRST_POSITION")
     sequence: StringProperty(
@@ -268,15 +275,27 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
     def poll(cls, context: bpy.types.Context) -> bool:
         if dancer_unavailable(cls):
             return False
-        if not is_dancer(context.active_object):
-            cls.poll_message_set("Select a dancer armature (Add Dancer makes one)")
+        active = context.active_object
+        if active is None or active.type != "ARMATURE":
+            cls.poll_message_set("Select a dancer (Add Dancer makes one) or your character's armature")
             return False
         return True
 
     def bake(self, context: bpy.types.Context):
         armature = context.active_object
-        body = dancer_parameters(armature)
         scene = context.scene
+        # Your own character: the target rig, or the active armature when it is not a dancer.
+        target = self.target_rig.strip() or (None if is_dancer(armature) else armature.name)
+        self._rig = None
+        if target:
+            self._rig = rig_targets.read_dancer_rig(rig_targets.armature_by_name(target), scene)
+            if self.experiment == "BALANCE":
+                raise DancerError("dancing on your own rig needs the Ballet Sequence experiment")
+            body = rig_targets.dancer_body(self._rig)
+            armature = self._rig.obj
+        else:
+            body = dancer_parameters(armature)
+        self._body = body
         self._setup = (armature.name, scene.render.fps / scene.render.fps_base, scene.frame_start)
         gains = gains_of(self)
         if self.experiment == "BALANCE":
@@ -293,6 +312,8 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
     def write(self, context: bpy.types.Context, result: Balance | Performance) -> set[str]:
         name, fps, frame_start = self._setup
         armature = bpy.data.objects[name]
+        if getattr(self, "_rig", None) is not None:
+            return self._write_rig(context, result)
         if isinstance(result, Performance):
             # The dancer remembers what it last danced (saved with the .blend).
             armature[DANCER_KEY + "_sequence"] = self._sequence_text
@@ -308,6 +329,20 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
         writers.set_frame_range(scene, int(frames[0]), int(frames[-1]))
         show_plot(write_plot(plot_path(), result))
         self.report(*summary(result))
+        return {"FINISHED"}
+
+
+    def _write_rig(self, context: bpy.types.Context, result: Performance) -> set[str]:
+        _, fps, frame_start = self._setup
+        times = result.times
+        frame_count = int(np.floor(times[-1] * fps + 1e-9)) + 1
+        frames = frame_start + np.arange(frame_count)
+        samples = np.minimum(np.round(np.arange(frame_count) / fps / SAMPLE_DT).astype(int), len(times) - 1)
+        rig_targets.retarget_dancer(self._rig, result, build_body(**self._body), frames, samples)
+        writers.set_frame_range(context.scene, int(frames[0]), int(frames[-1]))
+        show_plot(write_plot(plot_path(), result))
+        level, message = summary(result)
+        self.report(level, f"{self._rig.obj.name}: {message}")
         return {"FINISHED"}
 
 

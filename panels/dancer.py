@@ -14,7 +14,7 @@ from ..operators.dancer import (
     DancerBodyProperties,
     step_list_text,
 )
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 class DancerStep(bpy.types.PropertyGroup):
@@ -70,7 +70,7 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
             return
         settings = context.scene.procanim.dancer
         layout.use_property_split = True
-        layout.menu(DancerPresetMenu.bl_idname, icon="PRESET")
+        draw_presets(layout, DancerPresetMenu, "Dancer Presets")
 
         box = layout.box()
         box.label(text="Body", icon="ARMATURE_DATA")

@@ -107,8 +107,13 @@ class PROCANIM_MT_presets(bpy.types.Menu):
     def draw(self, context: bpy.types.Context) -> None:
         from . import PRESET_MENUS
 
+        layout = self.layout
         for menu in PRESET_MENUS:
-            self.layout.menu(menu.bl_idname)
+            layout.menu(menu.bl_idname)
+        layout.separator()
+        for menu in PRESET_MENUS:
+            name = menu.bl_label.removesuffix("s")
+            layout.operator("procanim.preset_add", text=f"Save {name}...", icon="ADD").kind = menu.kind
 
 
 class PROCANIM_MT_dancer_steps(bpy.types.Menu):

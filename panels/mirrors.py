@@ -22,7 +22,7 @@ from ..operators.mirrors import (
     _FresnelProperties,
     recipe_changed,
 )
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 def _annotations_of(*sources: type, update=None, skip: tuple[str, ...] = ()) -> dict:
@@ -152,7 +152,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
     def draw(self, context) -> None:
         layout = self.layout
         settings = context.scene.procanim.mirrors
-        layout.menu(MirrorPresetMenu.bl_idname, icon="PRESET")
+        draw_presets(layout, MirrorPresetMenu, "Mirror Presets")
         layout.prop(settings, "use_selection")
         if not settings.use_selection or not context.selected_objects:
             column = layout.column(align=True)
@@ -178,6 +178,8 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         row = box.row()
         row.prop(settings, "draft")
         row.prop(settings, "embed_in_slab")
+        if settings.draft:
+            box.prop(settings, "risers")
         if settings.embed_in_slab:
             box.prop(settings, "slab_thickness")
         copy_settings(settings, box.operator("procanim.add_fresnel_reflector", icon="ADD"))
@@ -203,7 +205,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         keys = (
             ("minor_axis", "aperture", "surface", "resolution")
             if recipe.mirror_type == "ELLIPSOID"
-            else ("plate_radius", "zones", "segments", "draft")
+            else ("plate_radius", "zones", "segments", "draft", "risers")
         )
         for key in keys:
             box.prop(recipe, key)

@@ -183,6 +183,7 @@ class PROCANIM_OT_add_fresnel_reflector(
             "segments": self.segments,
             "zone_steps": self.zone_steps,
             "draft": self.draft,
+            "risers": self.risers,
             "thickness": self.thickness,
         }
         plate = _new_mirror_object("Fresnel Reflector", collection, values, first, second)

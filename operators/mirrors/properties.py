@@ -27,6 +27,14 @@ PATTERN_ITEMS = (
     ("CONE", "Cone", "Rings of rays around the mirror's centre"),
     ("RANDOM", "Random", "A random bundle spread evenly over the mirror"),
 )
+RISER_ITEMS = (
+    (
+        "RAYS",
+        "Along the Light",
+        "Steps tilted along the rays from the first focus: edge-on to the light, so none is lost on them",
+    ),
+    ("VERTICAL", "Vertical", "Steps straight along the plate normal: simpler to cut, but they catch light"),
+)
 FOCUS_ITEMS = (
     ("FIRST", "First Focus", "Rays start at the mirror's first focus"),
     ("SECOND", "Second Focus", "Rays start at the mirror's second focus (light runs backwards)"),
@@ -148,6 +156,12 @@ class _FresnelProperties:
     )
     draft: BoolProperty(
         name="Step Faces", description="Close the steps between zones with draft faces", default=True
+    )
+    risers: EnumProperty(
+        name="Steps",
+        description="How the steps between zones run",
+        items=RISER_ITEMS,
+        default="RAYS",
     )
     thickness: FloatProperty(
         name="Louvre Depth",

@@ -66,6 +66,7 @@ def mesh_of(obj: bpy.types.Object):
         segments=recipe.segments,
         zone_steps=recipe.zone_steps,
         draft=recipe.draft,
+        risers=recipe.risers.lower(),
         thickness=recipe.thickness if recipe.thickness > 0.0 else None,
     )
 
@@ -113,6 +114,7 @@ _RECIPE_KEYS = (
     "segments",
     "zone_steps",
     "draft",
+    "risers",
     "thickness",
 )
 

@@ -261,9 +261,14 @@ def test_panel_button_passes_the_sidebar_settings(ext):
     settings.loops = 1
     with bpy.context.temp_override(**view3d_override()):
         record = smoke_draw(ext("panels.juggling").PROCANIM_PT_juggling)
-    # The rig row's eyedropper button comes first; the big button is the juggle operator.
+    # The preset row's + and - come first, then the rig row's eyedropper; the big button is last.
     buttons = [idname for idname, _ in record.operator_properties]
-    assert buttons == ["procanim.use_active_rig", "procanim.juggle"]
+    assert buttons == [
+        "procanim.preset_add",
+        "procanim.preset_remove",
+        "procanim.use_active_rig",
+        "procanim.juggle",
+    ]
     values = record.operator_properties[-1][1]
     assert values["target_rig"] == ""
     assert values["siteswap"] == "441" and values["prop_type"] == "ring" and values["loops"] == 1

@@ -335,3 +335,18 @@ def test_cli_mirror_subcommand_saves_a_scene(tmp_path):
     bpy.ops.wm.open_mainfile(filepath=str(out))
     assert len(bpy.data.objects["Light Rays"].data.splines) == 8
     assert bpy.context.scene.camera is not None and "Light Bead" in bpy.data.objects
+
+
+def test_fresnel_steps_run_along_the_light_by_default_and_vertical_on_request():
+    arguments = {"focus_1": (-0.3, 0, 0.5), "focus_2": (0.3, 0, 0.5), "plate_radius": 0.5, "zones": 20}
+    assert bpy.ops.procanim.add_fresnel_reflector(**arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    recipe = plate.procanim.mirror
+    assert recipe.risers == "RAYS"
+    along_light = _world_vertices(plate)
+    recipe.risers = "VERTICAL"  # an edit in the sidebar rebuilds the plate (4.2: at the next update)
+    bpy.context.view_layer.update()
+    sys.modules[f"{_package()}.operators.mirrors"].follow_foci(bpy.context.scene)
+    vertical = _world_vertices(plate)
+    assert len(vertical) != len(along_light) or np.abs(vertical - along_light).max() > 1e-4
+    assert recipe.status == ""

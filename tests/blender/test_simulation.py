@@ -355,6 +355,23 @@ def test_cli_simulate_saves_a_baked_rope(tmp_path):
     assert fcurves and all(len(f.keyframe_points) == 7 for f in fcurves)
 
 
+def test_cli_simulate_sheet_folds_a_jelly_sheet_with_self_collision(tmp_path):
+    out = tmp_path / "sheet.blend"
+    result = run_cli("simulate", "--scene", "sheet", "--length", "12", "--out", str(out), tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    sheet = bpy.data.objects["Jelly Sheet"]
+    cache = Path(bpy.path.abspath(sheet.modifiers["ProcAnim Cache"].filepath))
+    frames = _module("addon.simulation").read_pc2(cache).positions.astype(np.float64)
+    assert len(frames) == 13 and len(frames[0]) == 24 * 24
+    sheet.data.calc_loop_triangles()
+    triangles = np.array([t.vertices[:] for t in sheet.data.loop_triangles])
+    package = _module("operators.simulation").__name__.rsplit(".operators", 1)[0]
+    check = importlib.import_module(f"{package}.addon.simulation.intersections").intersecting_triangle_pairs
+    assert all(len(check(f, triangles)) == 0 for f in frames)
+    assert frames[-1][:, 2].max() < frames[0][:, 2].max() - 0.1  # it is toppling over
+
+
 def test_diverging_rope_names_the_frame_and_writes_nothing():
     anchors = []
     for name, x in (("Post A", -0.5), ("Post B", 0.5)):
