@@ -13,6 +13,7 @@ ADD_ENTRIES = (
     ("procanim.juggle", "OUTLINER_OB_ARMATURE"),
     ("procanim.add_ik_arm", "BONE_DATA"),
     ("procanim.add_softbody_demo", "MOD_SOFT"),
+    ("procanim.add_sheet_demo", "MOD_CLOTH"),
     ("procanim.add_rigid_pile_demo", "MESH_CUBE"),
     ("procanim.add_rope", "OUTLINER_OB_CURVE"),
     ("procanim.add_ellipsoid_mirror", "MESH_UVSPHERE"),

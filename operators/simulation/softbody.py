@@ -90,9 +90,12 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
                 write_pc2(result["folder"] / _file_name(obj.name), samples, start_frame=first)
                 for obj, samples in zip(objects, local, strict=True)
             ]
+            warnings = set()
             for obj, path in zip(objects, paths, strict=True):
                 _remove_procanim_shape_keys(obj)
-                _use_mesh_cache(obj, path, first, result["beside_blend"])
+                warnings.add(_use_mesh_cache(obj, path, first))
+            for warning in sorted(w for w in warnings if w):
+                self.report({"WARNING"}, warning)
         else:
             for obj, samples in zip(objects, local, strict=True):
                 if (modifier := obj.modifiers.get(CACHE_MODIFIER)) is not None:
@@ -109,8 +112,8 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
         if self.cache_mode == "PC2" and not result["beside_blend"]:
             self.report(
                 {"WARNING"},
-                message + ". Unsaved file: the cache is in a temporary folder; "
-                "save the .blend and bake again to keep it beside the file",
+                message + ". Unsaved file: the cache is in a temporary folder until you save the .blend, "
+                "which moves it beside the file",
             )
         else:
             self.report({"INFO"}, message)
