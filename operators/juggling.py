@@ -263,6 +263,8 @@ class JuggleBaker(BakeOperator):
         yield 0.0, "planning"
         pattern = self.plan(fps, **rig_targets.planning_body(rigs))
         placement, rig_moves = rig_targets.place_rigs(rigs, pattern) if rigs else (None, [])
+        if rigs:
+            self._stage = rig_targets.stage_around(context, rigs, self._stage)
         frames_per_loop = round(pattern.loop_duration * fps)
         channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
         keys = channels * (frames_per_loop * self.loops + 1)
@@ -591,6 +593,11 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument("--squeeze-beats", type=float, default=0.4, help="squeeze catch spread in beats")
     parser.add_argument("--no-floor", action="store_true", help="leave out the floor plane")
+    parser.add_argument(
+        "--rig",
+        help="juggle with your own armature instead of ProcAnim's figure: FILE.blend:OBJECT "
+        "(comma-separated, one per juggler, for passing patterns)",
+    )
     parser.add_argument("--jml", type=Path, help="import this Juggling Lab .jml file instead of --siteswap")
     parser.add_argument("--jml-entry", type=int, default=1, help="which pattern of a .jml list (default 1)")
     parser.add_argument("--export-jml", type=Path, help="also save the pattern as a Juggling Lab .jml file")
@@ -599,6 +606,8 @@ def add_cli(subparsers) -> None:
 
 def _cli_juggle(args, context) -> None:
     jml_options = {"filepath": str(args.jml), "entry": args.jml_entry} if args.jml else {}
+    if args.rig:
+        jml_options["target_rig"] = ", ".join(rig_targets.load_cli_rigs(args.rig))
     call_operator(
         "procanim.import_jml" if args.jml else "procanim.juggle",
         **jml_options,
