@@ -182,6 +182,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
             box.prop(settings, "risers")
         if settings.embed_in_slab:
             box.prop(settings, "slab_thickness")
+            box.prop(settings, "refractive_index")
         copy_settings(settings, box.operator("procanim.add_fresnel_reflector", icon="ADD"))
 
         box = layout.box()

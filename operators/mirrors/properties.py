@@ -163,6 +163,27 @@ class _FresnelProperties:
         items=RISER_ITEMS,
         default="RAYS",
     )
+    embed_in_slab: BoolProperty(
+        name="Clear Slab",
+        description="Embed the mirror zones in a clear slab, as the practical cast or printed part; "
+        "traced rays refract at its faces",
+        default=False,
+    )
+    slab_thickness: FloatProperty(
+        name="Slab Thickness",
+        description="Thickness of the clear slab around the plate",
+        default=0.04,
+        min=1e-4,
+        unit="LENGTH",
+    )
+    refractive_index: FloatProperty(
+        name="Index of Refraction",
+        description="Refractive index of the clear slab (acrylic 1.49, glass about 1.5, water 1.33); "
+        "rays bend by Snell's law at its faces and are trapped past the critical angle",
+        default=1.49,
+        min=1.0,
+        soft_max=2.5,
+    )
     thickness: FloatProperty(
         name="Louvre Depth",
         description="Slab depth of the zones when the foci are on opposite sides; 0: a tenth of the radius",

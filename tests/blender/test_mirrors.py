@@ -185,10 +185,28 @@ def test_add_fresnel_reflector_in_a_clear_slab_and_trace_it():
     assert slab.data.materials[0].node_tree is not None
     heights = _world_vertices(plate)[:, 2]
     assert np.abs(heights).max() < 0.05
-    assert bpy.ops.procanim.trace_rays(ray_count=16) == {"FINISHED"}
     recipe = plate.procanim.mirror
+    assert recipe.embed_in_slab and recipe.refractive_index == pytest.approx(1.49)
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
+    # the rays refract into the slab's top face, reflect off the zones, and refract out again
+    rays = bpy.data.objects["Light Rays"].data.splines
+    top = recipe.slab_thickness / 2.0
+    leaving = 0
+    for spline in rays:
+        co = np.empty(4 * len(spline.points), dtype=np.float32)
+        spline.points.foreach_get("co", co)
+        path = co.reshape(-1, 4)[:, :3]
+        assert len(path) == 5  # focus, slab in, zone, slab out, run-on
+        assert path[1, 2] == pytest.approx(top, abs=1e-5)
+        assert -top < path[2, 2] < top
+        leaving += abs(path[3, 2] - top) < 1e-5  # a few meet the relief again on their way out
+    assert leaving >= 12 and recipe.spot_rays >= 12
+    # refraction moves the focus: in air (no slab) the same plate focuses within a zone width
+    recipe.embed_in_slab = False
+    refracted_spot = recipe.spot_max
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
     zone_width = 0.6 * np.sqrt(2) / recipe.zones  # generous: the longest radius over the zone count
-    assert recipe.spot_rays >= 15 and recipe.spot_max < zone_width
+    assert recipe.spot_max < zone_width < refracted_spot
 
 
 def test_fresnel_with_foci_on_opposite_sides_follows_its_focus_and_draws():
