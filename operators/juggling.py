@@ -264,6 +264,8 @@ class JuggleBaker(BakeOperator):
     """Plans the operator's pattern, samples it and writes the scene; shared by procanim.juggle and
     procanim.import_jml (a registered operator class cannot be subclassed by another)."""
 
+    redo_reruns = True  # a pattern is keyed in well under a second: F9 re-runs it with new values
+
     def plan(self, fps: float, **extra) -> Pattern:
         return plan_settings(self, frame_rate=fps, **extra)
 
