@@ -80,7 +80,7 @@ def cylinder_support(
         )
     facing /= np.linalg.norm(facing)
     side = np.cross(axis, facing)
-    columns = max(2, int(resolution * arc_deg / 90.0)) + 1
+    columns = max(2, resolution) + 1
     rows = max(2, resolution) + 1
     angle = np.radians(arc_deg) * (np.arange(columns) / (columns - 1) - 0.5)
     height = length * (np.arange(rows) / (rows - 1) - 0.5)
