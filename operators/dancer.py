@@ -570,6 +570,8 @@ def add_cli(subparsers) -> None:
                    help="also run the balance test with both strategies and plot them (Fig. 4) here")
     p.add_argument("--fps", type=int, help="scene frame rate to bake at (fewer frames render faster)")
     p.add_argument("--camera", action="store_true", help="add a camera, a sun and a floor for rendering")
+    p.add_argument("--rig", help="dance on your own armature instead of a new dancer: FILE.blend:OBJECT "
+                   "(a dancer of its height is simulated)")
     p.set_defaults(run=_cli_dance)
 
 
@@ -584,9 +586,20 @@ def _cli_dance(args, context) -> None:
         if not 1 <= args.fps <= 240:
             raise CliError(f"dance: --fps must be between 1 and 240, got {args.fps}")
         context.scene.render.fps, context.scene.render.fps_base = args.fps, 1.0
-    call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
+    rig = None
+    if args.rig:
+        if args.experiment != "sequence":
+            raise CliError("dance: --rig needs the ballet sequence (--experiment sequence)")
+        names = rig_targets.load_cli_rigs(args.rig)
+        if len(names) != 1:
+            raise CliError(f"dance: --rig takes one armature, got {len(names)}")
+        rig = bpy.data.objects[names[0]]
+        writers.select_only(context, [rig], rig)
+    else:
+        call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
     call_operator("procanim.bake_balance", experiment=args.experiment.upper(), sequence=args.sequence,
-                  strategy=args.strategy.upper(), balance_duration=args.duration)
+                  strategy=args.strategy.upper(), balance_duration=args.duration,
+                  target_rig=rig.name if rig is not None else "")
     image = bpy.data.images.get(PLOT_IMAGE)
     if args.plot is not None and image is not None:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
@@ -602,13 +615,14 @@ def _cli_dance(args, context) -> None:
         print(f"procanim: wrote {args.compare} (COP settles {runs['cop'].settle_time:.2f} s, "
               f"COM {runs['com'].settle_time:.2f} s)")
     if args.camera:
-        armature = next(obj for obj in context.scene.objects if is_dancer(obj))
+        armature = rig or next(obj for obj in context.scene.objects if is_dancer(obj))
         scene = context.scene
         has_floor = any(obj.name.startswith("Dancer Floor") for obj in scene.objects)
         has_light = any(obj.type == "LIGHT" for obj in scene.objects)
         full = writers.Stage(camera=scene.camera is None, light=not has_light, floor=not has_floor,
                              frame_range=False)
-        add_stage(context.scene, armature, args.height, full)
+        height = args.height if rig is None else rig_targets.read_dancer_rig(rig, scene).measure.height
+        add_stage(context.scene, armature, height, full)
 
 
 def add_stage(

@@ -10,6 +10,7 @@ the upper arm, forearm and hand rotations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -353,6 +354,88 @@ def _key_rigify_arm(
         keep_outside=True,
     )
     return written
+
+
+# ------------------------------------------------------------------------------------ scene
+
+
+def stage_around(context: bpy.types.Context, rigs: list[Rig], stage: writers.Stage) -> writers.Stage:
+    """An Add onto the user's rigs in an otherwise empty scene (a character just loaded to animate)
+    gets the floor and frame range an empty scene would; a scene with anything else keeps ``stage``."""
+    from .preferences import preferences
+
+    own = {r.obj for r in rigs}
+    others = [o for o in context.scene.objects if o not in own and o.parent not in own]
+    if others:
+        return stage
+    prefs = preferences(context)
+    floor = prefs.add_floor if prefs is not None else True
+    return writers.Stage(camera=stage.camera, light=stage.light, floor=floor, frame_range=True)
+
+
+def load_cli_rigs(spec: str) -> list[str]:
+    """``FILE.blend:Object[,FILE.blend:Object...]`` (or plain object names already in the scene):
+    append each armature into the current scene; returns the objects' names in this file."""
+    from .cli import CliError
+
+    names = []
+    for item in rig_names(spec):
+        path, _, name = item.rpartition(":") if ".blend:" in item else ("", "", item)
+        if not path:
+            if name not in bpy.data.objects:
+                raise CliError(f"--rig: no object {name!r} in the scene (use FILE.blend:OBJECT)")
+            names.append(name)
+            continue
+        file = Path(bpy.path.abspath(path)).expanduser()
+        if not file.is_file():
+            raise CliError(f"--rig: no such .blend file: {file}")
+        with bpy.data.libraries.load(str(file), link=False) as (source, loaded):
+            if name not in source.objects:
+                shown = ", ".join(sorted(source.objects)[:12])
+                raise CliError(f"--rig: {file.name} has no object {name!r} (it has {shown})")
+            loaded.objects = [name]
+        obj = loaded.objects[0]
+        if obj.type != "ARMATURE":
+            raise CliError(f"--rig: {name!r} in {file.name} is a {obj.type.lower()}, not an armature")
+        bpy.context.scene.collection.objects.link(obj)
+        names.append(obj.name)
+    bpy.context.view_layer.update()
+    return names
+
+
+# ------------------------------------------------------------------------------------ IK chains
+
+LIMB_ITEMS = (
+    ("NONE", "Tip Bone", "The chain ends at the tip bone and is as long as Chain Length says"),
+    ("ARM_L", "Left Arm", "Upper arm and forearm of the bone map's left arm; the wrist reaches"),
+    ("ARM_R", "Right Arm", "Upper arm and forearm of the bone map's right arm; the wrist reaches"),
+    ("LEG_L", "Left Leg", "Thigh and shin of the bone map's left leg; the ankle reaches"),
+    ("LEG_R", "Right Leg", "Thigh and shin of the bone map's right leg; the ankle reaches"),
+)
+
+
+def limb_chain(obj: bpy.types.Object, limb: str) -> tuple[str, int]:
+    """``(tip bone, chain length)`` of a limb picked by role. On a Rigify control rig the FK
+    controls (``upper_arm_fk.L``, ``forearm_fk.L``, ...): its deform bones follow constraints."""
+    side = limb[-1]
+    upper_part, lower_part = ("upper_arm", "forearm") if limb.startswith("ARM") else ("thigh", "shin")
+    bone_map = bone_map_of(obj)
+    names = obj.data.bones
+    rigify = (f"{upper_part}_fk.{side}", f"{lower_part}_fk.{side}")
+    if bone_map.is_rigify and all(n in names for n in rigify):
+        upper, tip = rigify
+    else:
+        roles = (f"{upper_part}.{side}", f"{lower_part}.{side}")
+        what = "left" if side == "L" else "right"
+        bone_map.require(roles, f"{what} {'arm' if limb.startswith('ARM') else 'leg'}", repr(obj.name))
+        upper, tip = (bone_map.bones[r] for r in roles)
+    length, bone = 1, names[tip]
+    while bone.name != upper:
+        bone = bone.parent
+        if bone is None:
+            raise RigError(f"{tip!r} does not hang under {upper!r} in {obj.name!r}: fix the bone map")
+        length += 1
+    return tip, length
 
 
 # ------------------------------------------------------------------------------------ juggling

@@ -116,6 +116,9 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
         for name in ("com_position", "com_velocity", "hip_com", "one_foot_tracking"):
             column.prop(settings, name)
 
+        row = layout.row(align=True)
+        row.prop(settings, "target_rig", icon="ARMATURE_DATA")
+        row.operator("procanim.use_active_rig", text="", icon="EYEDROPPER").settings = "dancer"
         bake = layout.operator("procanim.bake_balance", icon="RENDER_ANIMATION")
         copy_settings(settings, bake)
         if bake is not None and len(settings.steps):

@@ -157,10 +157,20 @@ class PROCANIM_OT_add_fresnel_reflector(
     bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context) -> set[str]:
+        support = None
+        if self.support == "MESH":
+            support = context.active_object
+            if support is None or support.type != "MESH" or support.procanim.mirror.mirror_type != "NONE":
+                raise OpticsError(
+                    "Surface 'Active Mesh': make the mesh to cut the zones on the active object"
+                )
+            if len(support.data.polygons) == 0:
+                raise OpticsError(f"Surface 'Active Mesh': {support.name!r} has no faces")
         collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
-        first, second = self.foci(context, collection)
+        first, second = self.foci(context, collection, exclude=support)
         values = {
             "mirror_type": "FRESNEL",
+            "support_object": support,
             "plate_point": tuple(self.plate_point),
             "plate_normal": tuple(self.plate_normal),
             "plate_radius": self.plate_radius,
@@ -170,6 +180,8 @@ class PROCANIM_OT_add_fresnel_reflector(
             "zone_steps": self.zone_steps,
             "draft": self.draft,
             "risers": self.risers,
+            "support": self.support,
+            "support_radius": self.support_radius,
             "embed_in_slab": self.embed_in_slab,
             "slab_thickness": self.slab_thickness,
             "refractive_index": self.refractive_index,
