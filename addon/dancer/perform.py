@@ -112,6 +112,9 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64]) -> NDArray[
     what, side = kind.split(":")
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
+        if side == "both":
+            # Turned out, the two toes' hull reaches far forward of the balls: stay over the balls.
+            return 0.5 * (sim.data.xpos[sim.body_ids["toe.L"], :2] + sim.data.xpos[sim.body_ids["toe.R"], :2])
         return convex_hull(_contact_points(sim, toes)).mean(axis=0)
     # The middle of the supporting foot. Nearer its medial edge the supporting leg would stand
     # straighter, but there the one-foot balance fell during the retire (see issue 18's notes).

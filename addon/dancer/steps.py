@@ -505,8 +505,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         rise, hold, down = _split(duration, 2.0, 1.0, 1.5)
         phases.append(Phase(label, rise + hold, up, "both", "toe:both", 2.0, 1.0, pose_delay=0.6,
                             toe_control=True))
-        phases.append(Phase(label, down, pose, "both", "both", 0.8 * down, 0.8 * down, toe_control=True,
+        # Down with the COM kept over the balls until the heels are on the floor, then back
+        # to the middle of the feet.
+        phases.append(Phase(label, 0.7 * down, pose, "both", "hold", 0.6 * down, 0.3, toe_control=True,
                             toe_release=True))
+        phases.append(Phase(label, 0.3 * down, pose, "both", "both", 0.1, 0.25 * down))
         return phases, state
 
     if state.releve and name != "pivot_quarter":

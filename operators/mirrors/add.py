@@ -43,7 +43,7 @@ class PROCANIM_OT_add_ellipsoid_mirror(
 
     def run(self, context) -> set[str]:
         # Validate everything before creating anything: a bad recipe raises here.
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         first, second = self.foci(context, collection)
         obj = _new_mirror_object(
             "Ellipsoid Mirror",
@@ -116,7 +116,7 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
         chain = mirror_chain(
             points, minor, kinds, tuple(self.chain_direction), math.degrees(self.chain_aperture)
         )
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         foci = selected or [_focus_empty(f"Focus {i + 1}", p, collection) for i, p in enumerate(points)]
         chain_id = (
             f"Chain {len([o for o in mirror_objects(context.scene) if o.procanim.mirror.chain_id]) + 1}"
@@ -166,7 +166,7 @@ class PROCANIM_OT_add_fresnel_reflector(
                 )
             if len(support.data.polygons) == 0:
                 raise OpticsError(f"Surface 'Active Mesh': {support.name!r} has no faces")
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         first, second = self.foci(context, collection, exclude=support)
         values = {
             "mirror_type": "FRESNEL",

@@ -276,3 +276,34 @@ def test_cli_juggles_and_dances_with_a_rig_from_a_blend_file(ext, tmp_path):
     bad = run_cli("juggle", "--rig", f"{source}:Nobody", tmp_path=tmp_path)
     assert bad.returncode != 0
     assert "has no object 'Nobody'" in bad.stderr + bad.stdout
+
+
+def test_generated_rigify_character_juggles_clubs_in_its_palms(ext):
+    """What `make demo` renders: Blender's Rigify human with a capsule body juggling clubs."""
+    rig_mod = ext("operators.rig")
+    obj = rig_mod.generate_rigify_character(bpy.context)
+    assert "metarig" not in bpy.data.objects
+    parts = [o for o in bpy.data.objects if o.parent == obj and o.parent_type == "BONE"]
+    assert len(parts) > 20 and all(obj.data.bones[o.parent_bone].use_deform for o in parts)
+    rig = rig_mod.read_rig(obj, bpy.context.scene)
+    assert bpy.ops.procanim.juggle(siteswap="3", prop_type="club", loops=1, target_rig=obj.name) == {
+        "FINISHED"
+    }
+    clubs = [bpy.data.objects[f"Club {i}"] for i in (1, 2, 3)]
+    bpy.context.scene.procanim.juggling.prop_type = "club"  # the plan takes the sidebar's settings
+    pattern, times = _plan(ext, rig, "3")
+    grips = pattern.grip_positions(times)
+    hands = pattern.hand_positions(times)[0]
+    scene = bpy.context.scene
+    held = 0
+    for index in range(0, len(times), 3):
+        scene.frame_set(scene.frame_start + index)
+        for p, club in enumerate(clubs):
+            for side in (0, 1):
+                if np.linalg.norm(grips[p, index] - hands[side, index]) < 1e-6:
+                    palm, _ = _palm(obj, rig, side, rig.bone_map.bones[f"hand.{'LR'[side]}"])
+                    # The club's grip (its origin less the hold offset) is in the palm.
+                    offset = np.array(club.matrix_world.to_3x3()) @ pattern.hold_offset
+                    assert np.linalg.norm(np.array(club.matrix_world.translation) - offset - palm) < 0.03
+                    held += 1
+    assert held > 5
