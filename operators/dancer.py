@@ -105,6 +105,11 @@ class DancerBakeProperties:
                          description="Lift the right foot to the left knee (needs the weight shift)")
     releve: BoolProperty(name="Releve", default=True,
                          description="Rise onto the left toe and hold still (needs the retire)")
+    allow_unbalanced: BoolProperty(
+        name="Unbalanced Steps", default=False,
+        description="Experimental: also simulate the steps the balance controller cannot hold yet (plies, "
+        "releve on both feet, the quarter pivot, position changes); the dancer falls in them and the "
+        "bake shows the fall")
     position_time: FloatProperty(name="Position Time", description="Seconds standing in the position",
                                  default=1.5, min=0.2, max=30.0, unit="TIME_ABSOLUTE")
     shift_time: FloatProperty(name="Shift Time", description="Seconds for the weight shift",
@@ -306,7 +311,8 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
             durations = None if self.sequence.strip() else durations_of(self)
             self._sequence_text = ",".join(
                 name if seconds is None else f"{name}@{seconds:g}" for name, seconds in sequence)
-            result = yield from perform_steps(sequence, gains=gains, durations=durations, **body)
+            result = yield from perform_steps(sequence, gains=gains, durations=durations,
+                                              allow_unbalanced=self.allow_unbalanced, **body)
         return result
 
     def write(self, context: bpy.types.Context, result: Balance | Performance) -> set[str]:
@@ -568,6 +574,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--sequence", default="first_position,weight_shift,retire,releve",
                    help="comma-separated: a position, then steps (name[:left|:right][@seconds]); "
                    "names: " + ", ".join(POSITIONS + STEPS))
+    p.add_argument("--allow-unbalanced", action="store_true",
+                   help="also simulate steps the controller cannot hold yet (the dancer falls in them)")
     p.add_argument("--experiment", choices=("sequence", "balance"), default="sequence",
                    help="the ballet sequence, or the heel-to-middle balance test")
     p.add_argument("--strategy", choices=("cop", "com"), default="cop", help="balance test strategy")
@@ -577,6 +585,8 @@ def add_cli(subparsers) -> None:
                    help="also run the balance test with both strategies and plot them (Fig. 4) here")
     p.add_argument("--fps", type=int, help="scene frame rate to bake at (fewer frames render faster)")
     p.add_argument("--camera", action="store_true", help="add a camera, a sun and a floor for rendering")
+    p.add_argument("--rig", help="dance on your own armature instead of a new dancer: FILE.blend:OBJECT "
+                   "(a dancer of its height is simulated)")
     p.set_defaults(run=_cli_dance)
 
 
@@ -584,16 +594,29 @@ def _cli_dance(args, context) -> None:
     if args.experiment == "sequence":
         try:
             # Checked before anything is added: an illegal step names itself and why.
-            plan(parse_sequence_text(args.sequence), height=args.height)
+            plan(parse_sequence_text(args.sequence), height=args.height,
+                 allow_unbalanced=args.allow_unbalanced)
         except DancerError as exc:
             raise CliError(f"dance: {exc}") from None
     if args.fps is not None:
         if not 1 <= args.fps <= 240:
             raise CliError(f"dance: --fps must be between 1 and 240, got {args.fps}")
         context.scene.render.fps, context.scene.render.fps_base = args.fps, 1.0
-    call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
+    rig = None
+    if args.rig:
+        if args.experiment != "sequence":
+            raise CliError("dance: --rig needs the ballet sequence (--experiment sequence)")
+        names = rig_targets.load_cli_rigs(args.rig)
+        if len(names) != 1:
+            raise CliError(f"dance: --rig takes one armature, got {len(names)}")
+        rig = bpy.data.objects[names[0]]
+        writers.select_only(context, [rig], rig)
+    else:
+        call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
     call_operator("procanim.bake_balance", experiment=args.experiment.upper(), sequence=args.sequence,
-                  strategy=args.strategy.upper(), balance_duration=args.duration)
+                  allow_unbalanced=args.allow_unbalanced,
+                  strategy=args.strategy.upper(), balance_duration=args.duration,
+                  target_rig=rig.name if rig is not None else "")
     image = bpy.data.images.get(PLOT_IMAGE)
     if args.plot is not None and image is not None:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
@@ -609,13 +632,14 @@ def _cli_dance(args, context) -> None:
         print(f"procanim: wrote {args.compare} (COP settles {runs['cop'].settle_time:.2f} s, "
               f"COM {runs['com'].settle_time:.2f} s)")
     if args.camera:
-        armature = next(obj for obj in context.scene.objects if is_dancer(obj))
+        armature = rig or next(obj for obj in context.scene.objects if is_dancer(obj))
         scene = context.scene
         has_floor = any(obj.name.startswith("Dancer Floor") for obj in scene.objects)
         has_light = any(obj.type == "LIGHT" for obj in scene.objects)
         full = writers.Stage(camera=scene.camera is None, light=not has_light, floor=not has_floor,
                              frame_range=False)
-        add_stage(context.scene, armature, args.height, full)
+        height = args.height if rig is None else rig_targets.read_dancer_rig(rig, scene).measure.height
+        add_stage(context.scene, armature, height, full)
 
 
 def add_stage(

@@ -10,6 +10,7 @@ the upper arm, forearm and hand rotations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -353,6 +354,150 @@ def _key_rigify_arm(
         keep_outside=True,
     )
     return written
+
+
+# ------------------------------------------------------------------------------------ scene
+
+
+def stage_around(context: bpy.types.Context, rigs: list[Rig], stage: writers.Stage) -> writers.Stage:
+    """An Add onto the user's rigs in an otherwise empty scene (a character just loaded to animate)
+    gets the floor and frame range an empty scene would; a scene with anything else keeps ``stage``."""
+    from .preferences import preferences
+
+    own = {r.obj for r in rigs}
+    others = [o for o in context.scene.objects if o not in own and o.parent not in own]
+    if others:
+        return stage
+    prefs = preferences(context)
+    floor = prefs.add_floor if prefs is not None else True
+    return writers.Stage(camera=stage.camera, light=stage.light, floor=floor, frame_range=True)
+
+
+#: Radii (metres) of the simple body drawn on a generated Rigify character, by deform bone prefix.
+_BODY_RADII = (
+    ("DEF-spine.006", 0.0),
+    ("DEF-spine.005", 0.045),
+    ("DEF-spine.004", 0.05),
+    ("DEF-spine", 0.12),
+    ("DEF-shoulder", 0.045),
+    ("DEF-upper_arm", 0.05),
+    ("DEF-forearm", 0.04),
+    ("DEF-hand", 0.035),
+    ("DEF-thigh", 0.075),
+    ("DEF-shin", 0.055),
+    ("DEF-foot", 0.045),
+    ("DEF-toe", 0.035),
+)
+
+
+def generate_rigify_character(context: bpy.types.Context, name: str = "Rigify Character") -> bpy.types.Object:
+    """Blender's own Rigify human, generated here (the metarig removed), with a simple skinless body
+    of capsules parented to its deform bones so that it renders: a stand-in for your character."""
+    import addon_utils
+
+    from ..addon.juggling.meshes import limb, sphere
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    metarig = context.view_layer.objects.active
+    bpy.ops.pose.rigify_generate()
+    rig = context.view_layer.objects.active
+    bpy.data.objects.remove(metarig)
+    rig.name = name
+    skin = writers.principled_material("Character Skin", (0.80, 0.58, 0.45, 1.0), roughness=0.6)
+    cloth = writers.principled_material("Character Clothes", (0.55, 0.20, 0.25, 1.0), roughness=0.8)
+    collection = rig.users_collection[0]
+    for bone in rig.data.bones:
+        radius = next((r for prefix, r in _BODY_RADII if bone.name.startswith(prefix)), None)
+        if not bone.use_deform or radius is None:
+            continue
+        if bone.name.startswith("DEF-spine.006"):
+            vertices, faces = sphere(0.11)
+            vertices = vertices + np.array([0.0, 0.45 * bone.length, 0.0])
+        else:
+            vertices, faces = limb(radius, bone.length)
+        part = writers.new_object(
+            f"{name} {bone.name}", writers.mesh_from_arrays(bone.name, vertices, faces), collection
+        )
+        part.parent = rig
+        part.parent_type = "BONE"
+        part.parent_bone = bone.name
+        part.location = (0.0, -bone.length, 0.0)
+        bare = any(k in bone.name for k in ("hand", "forearm", "spine.006", "spine.005", "spine.004"))
+        writers.assign_material(part, skin if bare else cloth)
+        for polygon in part.data.polygons:
+            polygon.use_smooth = True
+    context.view_layer.update()
+    return rig
+
+
+def load_cli_rigs(spec: str) -> list[str]:
+    """``FILE.blend:Object[,FILE.blend:Object...]`` (or plain object names already in the scene, or
+    ``rigify`` for Blender's own Rigify human generated here): bring each armature into the current
+    scene; returns the objects' names in this file."""
+    from .cli import CliError
+
+    names = []
+    for item in rig_names(spec):
+        if item.lower() == "rigify":
+            names.append(generate_rigify_character(bpy.context).name)
+            continue
+        path, _, name = item.rpartition(":") if ".blend:" in item else ("", "", item)
+        if not path:
+            if name not in bpy.data.objects:
+                raise CliError(f"--rig: no object {name!r} in the scene (use FILE.blend:OBJECT)")
+            names.append(name)
+            continue
+        file = Path(bpy.path.abspath(path)).expanduser()
+        if not file.is_file():
+            raise CliError(f"--rig: no such .blend file: {file}")
+        with bpy.data.libraries.load(str(file), link=False) as (source, loaded):
+            if name not in source.objects:
+                shown = ", ".join(sorted(source.objects)[:12])
+                raise CliError(f"--rig: {file.name} has no object {name!r} (it has {shown})")
+            loaded.objects = [name]
+        obj = loaded.objects[0]
+        if obj.type != "ARMATURE":
+            raise CliError(f"--rig: {name!r} in {file.name} is a {obj.type.lower()}, not an armature")
+        bpy.context.scene.collection.objects.link(obj)
+        names.append(obj.name)
+    bpy.context.view_layer.update()
+    return names
+
+
+# ------------------------------------------------------------------------------------ IK chains
+
+LIMB_ITEMS = (
+    ("NONE", "Tip Bone", "The chain ends at the tip bone and is as long as Chain Length says"),
+    ("ARM_L", "Left Arm", "Upper arm and forearm of the bone map's left arm; the wrist reaches"),
+    ("ARM_R", "Right Arm", "Upper arm and forearm of the bone map's right arm; the wrist reaches"),
+    ("LEG_L", "Left Leg", "Thigh and shin of the bone map's left leg; the ankle reaches"),
+    ("LEG_R", "Right Leg", "Thigh and shin of the bone map's right leg; the ankle reaches"),
+)
+
+
+def limb_chain(obj: bpy.types.Object, limb: str) -> tuple[str, int]:
+    """``(tip bone, chain length)`` of a limb picked by role. On a Rigify control rig the FK
+    controls (``upper_arm_fk.L``, ``forearm_fk.L``, ...): its deform bones follow constraints."""
+    side = limb[-1]
+    upper_part, lower_part = ("upper_arm", "forearm") if limb.startswith("ARM") else ("thigh", "shin")
+    bone_map = bone_map_of(obj)
+    names = obj.data.bones
+    rigify = (f"{upper_part}_fk.{side}", f"{lower_part}_fk.{side}")
+    if bone_map.is_rigify and all(n in names for n in rigify):
+        upper, tip = rigify
+    else:
+        roles = (f"{upper_part}.{side}", f"{lower_part}.{side}")
+        what = "left" if side == "L" else "right"
+        bone_map.require(roles, f"{what} {'arm' if limb.startswith('ARM') else 'leg'}", repr(obj.name))
+        upper, tip = (bone_map.bones[r] for r in roles)
+    length, bone = 1, names[tip]
+    while bone.name != upper:
+        bone = bone.parent
+        if bone is None:
+            raise RigError(f"{tip!r} does not hang under {upper!r} in {obj.name!r}: fix the bone map")
+        length += 1
+    return tip, length
 
 
 # ------------------------------------------------------------------------------------ juggling

@@ -92,6 +92,7 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
             buttons.separator()
             buttons.operator("procanim.dancer_step_move", text="", icon="TRIA_UP").direction = "UP"
             buttons.operator("procanim.dancer_step_move", text="", icon="TRIA_DOWN").direction = "DOWN"
+            box.prop(settings, "allow_unbalanced")
         if settings.experiment == "SEQUENCE" and len(settings.steps) == 0:
             box.prop(settings, "sequence")
             box.prop(settings, "position")
@@ -116,6 +117,9 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
         for name in ("com_position", "com_velocity", "hip_com", "one_foot_tracking"):
             column.prop(settings, name)
 
+        row = layout.row(align=True)
+        row.prop(settings, "target_rig", icon="ARMATURE_DATA")
+        row.operator("procanim.use_active_rig", text="", icon="EYEDROPPER").settings = "dancer"
         bake = layout.operator("procanim.bake_balance", icon="RENDER_ANIMATION")
         copy_settings(settings, bake)
         if bake is not None and len(settings.steps):

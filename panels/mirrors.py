@@ -89,6 +89,12 @@ MirrorObjectSettings = type(
                 name="Focus 2",
                 description="Object whose location is the second focus; move it and the mirror follows",
             ),
+            "support_object": PointerProperty(
+                type=bpy.types.Object,
+                update=recipe_changed,
+                name="Surface Object",
+                description="Mesh object the Fresnel zones are cut on (Surface: Active Mesh)",
+            ),
             "chain_id": StringProperty(
                 name="Chain", description="Name of the mirror chain this mirror belongs to (empty: none)"
             ),
@@ -180,6 +186,9 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         row.prop(settings, "embed_in_slab")
         if settings.draft:
             box.prop(settings, "risers")
+        box.prop(settings, "support")
+        if settings.support in {"SPHERE", "CYLINDER"}:
+            box.prop(settings, "support_radius")
         if settings.embed_in_slab:
             box.prop(settings, "slab_thickness")
             box.prop(settings, "refractive_index")
@@ -206,7 +215,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         keys = (
             ("minor_axis", "aperture", "surface", "resolution")
             if recipe.mirror_type == "ELLIPSOID"
-            else ("plate_radius", "zones", "segments", "draft", "risers")
+            else ("plate_radius", "zones", "segments", "draft", "risers", "support", "support_radius")
         )
         for key in keys:
             box.prop(recipe, key)

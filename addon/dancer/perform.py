@@ -25,6 +25,7 @@ from .support import clamp_into_hull, convex_hull, polygon_area
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 AIRBORNE_FALL = 0.1
 PELVIS_LEVEL = 2.0
+TRIM_FADE = 0.7
 
 
 @dataclass
@@ -111,6 +112,9 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64]) -> NDArray[
     what, side = kind.split(":")
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
+        if side == "both":
+            # Turned out, the two toes' hull reaches far forward of the balls: stay over the balls.
+            return 0.5 * (sim.data.xpos[sim.body_ids["toe.L"], :2] + sim.data.xpos[sim.body_ids["toe.R"], :2])
         return convex_hull(_contact_points(sim, toes)).mean(axis=0)
     # The middle of the supporting foot. Nearer its medial edge the supporting leg would stand
     # straighter, but there the one-foot balance fell during the retire (see issue 18's notes).
@@ -202,8 +206,7 @@ def perform_steps(
                 # A leg joining the stance takes the lean from here on: no jump in its targets.
                 mask = leg_mask(side)
                 joining = sim.lean_offsets(lean, leg_weights(side))
-                kept = carried if k > 0 and phases[k - 1].keep_lean else 0.0
-                prev_pose_vec = np.where(mask, prev_pose_vec + kept - joining, prev_pose_vec)
+                prev_pose_vec = np.where(mask, prev_pose_vec - joining, prev_pose_vec)
                 carried = np.where(mask, 0.0, carried)
         pose_vec = prev_pose_vec.copy()
         for name, value in phase.pose.items():
@@ -298,11 +301,16 @@ def perform_steps(
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
             up = sim.data.xmat[sim.root, [2, 5]]
             offsets += sim.lean_offsets(np.array([-up[1], up[0]]), spine_weights)
-            if phase.stance != "both":
+            if phase.stance != "both" and phase.level_pelvis:
                 # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
                 # free side otherwise), so the free leg's pose means the same over the floor.
-                # The trim stays on that hip afterwards: dropping it would tip the pelvis back.
+                # The trim stays on that hip afterwards: dropping it at once would tip the pelvis.
                 pelvis_trim[phase.stance] += CONTROL_DT * PELVIS_LEVEL * (-up[1])
+            elif phase.stance == "both":
+                # Back on both feet the pelvis may roll with the legs again: the trim fades, which
+                # also lowers a foot held above the floor onto its spot.
+                for side in pelvis_trim:
+                    pelvis_trim[side] *= 1.0 - CONTROL_DT / TRIM_FADE
             for side, trim in pelvis_trim.items():
                 if trim:
                     offsets += sim.lean_offsets(np.array([trim, 0.0]), trim_weights[side])

@@ -238,6 +238,7 @@ TENDU = {"front": (0.0, -0.65), "side": (-0.65, 0.0), "back": (0.0, 0.65)}
 # How the tendu leg passes out: (share of the end angle, foot pointing, knee bend), past its end
 # angle and half pointed so the toes clear the floor all the way (checked kinematically).
 TENDU_CLOSE = 2.5
+PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.0)}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
@@ -270,6 +271,7 @@ class Phase:
     toe_release: bool = False
     starts_step: bool = False
     key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
+    level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
 
 
 @dataclass(frozen=True)
@@ -489,7 +491,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             bent[f"shin.{s}_y"] = knee
             bent[f"foot.{s}_y"] = pose.get(f"foot.{s}_y", 0.0) - 0.5 * knee
         bent.update(arms("second" if deep else "first"))
-        bent["spine_y"] = -0.05 * knee
+        bent["spine_y"] = PLIE_SPINE * knee
         down, up = _split(duration, 1.0, 1.0)
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down))
         phases.append(Phase(label, up, pose, "both", "hold", 0.9 * up, 0.9 * up))
@@ -503,8 +505,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         rise, hold, down = _split(duration, 2.0, 1.0, 1.5)
         phases.append(Phase(label, rise + hold, up, "both", "toe:both", 2.0, 1.0, pose_delay=0.6,
                             toe_control=True))
-        phases.append(Phase(label, down, pose, "both", "both", 0.8 * down, 0.8 * down, toe_control=True,
+        # Down with the COM kept over the balls until the heels are on the floor, then back
+        # to the middle of the feet.
+        phases.append(Phase(label, 0.7 * down, pose, "both", "hold", 0.6 * down, 0.3, toe_control=True,
                             toe_release=True))
+        phases.append(Phase(label, 0.3 * down, pose, "both", "both", 0.1, 0.25 * down))
         return phases, state
 
     if state.releve and name != "pivot_quarter":
@@ -570,8 +575,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the working leg is already in retire")
         up = _on(pose, working, retire_pose)
         via = _on(up, working, retire_lift_pose)
+        # The paper's retire and releve as tuned: levelling the pelvis while the foot leaves the
+        # floor upset small (fast) bodies.
         phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
-                            via=via))
+                            via=via, level_pelvis=False))
         return phases, replace(state, raised=True, pose=up)
 
     if name == "releve":
@@ -579,7 +586,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("releve on one foot is done in retire: add retire first")
         up = releve_pose(pose, support)
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
-                            toe_control=True))
+                            toe_control=True, level_pelvis=False))
         return phases, replace(state, releve=True, pose=up)
 
     if name == "pivot_quarter":

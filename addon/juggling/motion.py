@@ -24,7 +24,9 @@ from ..quaternions import from_axis_angle as axis_angle_quaternions
 from ..quaternions import multiply as quaternion_multiply
 from ..quaternions import rotate as rotate_vectors
 from ..quaternions import slerp
+from ..quaternions import to_matrix as quaternion_to_matrix
 from .body import Body, juggler_placement, yaw_matrix
+from .body_motion import BodyMotion, body_motion
 from .model import LEFT, Siteswap, Throw
 from .paths import (
     GRAVITY,
@@ -157,6 +159,8 @@ class Pattern:
     reach_warning: str | None = None
     #: True when the beat is Juggling Lab's automatic one (possibly slowed for bounces).
     auto_beat: bool = False
+    #: How much the juggler's body moves with the pattern (0: a still torso, 1: ProcAnim's default).
+    body_motion_gain: float = 1.0
     #: None when every hand stays within ``max_hand_acceleration``; otherwise one sentence naming the
     #: worst throw or catch and the acceleration it needs.
     acceleration_warning: str | None = None
@@ -259,12 +263,34 @@ class Pattern:
             vel[index // 2, index % 2] = v
         return pos, vel
 
+    def body_motion(self, times: ArrayLike) -> BodyMotion:
+        """The juggler's own motion (knee dip, torso sway and turn, head tracking); periodic."""
+        return body_motion(self, times, self.body_motion_gain)
+
+    def torso_transforms(self, times: ArrayLike, motion: BodyMotion | None = None) -> Array:
+        """``(J, T, 4, 4)``: how the upper body (spine, shoulders, head) has moved, in each juggler's
+        own frame: turned about the hips by ``motion.torso``, then lowered by the knee dip."""
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        motion = motion or self.body_motion(t)
+        rotation = quaternion_to_matrix(motion.torso)  # (J, T, 3, 3)
+        pivot = np.array([0.0, 0.0, self.body.hip_height])
+        out = np.zeros((self.num_jugglers, len(t), 4, 4))
+        out[..., :3, :3] = rotation
+        out[..., :3, 3] = pivot - rotation @ pivot
+        out[..., 2, 3] -= motion.hip_drop
+        out[..., 3, 3] = 1.0
+        return out
+
     def shoulder_positions(self, times: ArrayLike) -> Array:
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         out = np.empty((self.num_jugglers, 2, len(t), 3))
+        moved = self.torso_transforms(t) if self.body_motion_gain else None
         for j in range(self.num_jugglers):
             for hand in (0, 1):
-                out[j, hand] = self._to_world(j, self.body.shoulder_local(hand))
+                local = np.broadcast_to(self.body.shoulder_local(hand), (len(t), 3))
+                if moved is not None:
+                    local = np.einsum("tij,tj->ti", moved[j, :, :3, :3], local) + moved[j, :, :3, 3]
+                out[j, hand] = self._to_world(j, local)
         return out
 
     def elbow_positions(self, times: ArrayLike) -> Array:
@@ -483,7 +509,6 @@ def plan_pattern(
     )  # fmt: skip
     pattern.acceleration_warning = _acceleration_warning(pattern, max_hand_acceleration)
     return pattern
-
 
 
 def _acceleration_warning(pattern: Pattern, limit: float) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-LEAF_SIZE = 4
+LEAF_SIZE = 2
 #: Hits closer than this (metres) are ignored: the ray's own starting surface.
 MIN_DISTANCE = 1e-9
 _CHUNK = 16384
@@ -136,6 +136,10 @@ class TriangleBVH:
         # Pad with the last piece: testing its triangle twice changes nothing.
         padded = np.concatenate([order, np.full(leaves * leaf_size - len(order), order[-1])])
         self.leaf_faces = piece_face[padded].reshape(leaves, leaf_size)
+        # (3, leaves, leaf_size): each leaf's triangles side by side, gathered a leaf at a time.
+        self.leaf_base = np.ascontiguousarray(self.base[:, self.leaf_faces])
+        self.leaf_edge1 = np.ascontiguousarray(self.edge1[:, self.leaf_faces])
+        self.leaf_edge2 = np.ascontiguousarray(self.edge2[:, self.leaf_faces])
         scale = float(np.abs(vertices).max()) if len(vertices) else 1.0
         slack = 1e-9 * max(scale, 1e-300)  # conservative boxes: rounding never loses a touching hit
         low = [piece_low[padded].reshape(leaves, leaf_size, 3).min(axis=1) - slack]
@@ -147,13 +151,20 @@ class TriangleBVH:
         self.high = [np.ascontiguousarray(box.T) for box in high[::-1]]
         self.depth = len(self.low) - 1
 
-    def _box_hits(self, level, nodes, origins, inverse):
-        """Slab test of paired rays and boxes; ``origins`` and ``inverse`` are ``(3, P)``."""
-        low, high = self.low[level], self.high[level]
+    def _box_hits(self, level, nodes, origins, inverse, boxes=None):
+        """Slab test of paired rays and boxes; ``origins`` and ``inverse`` are ``(3, P)``. ``boxes``
+        (low, high per level) already relative to one shared origin replace ``origins``."""
+        low, high = (
+            (self.low[level], self.high[level]) if boxes is None else (boxes[0][level], boxes[1][level])
+        )
         entry = leave = None
         for axis in range(3):
-            near = (low[axis].take(nodes) - origins[axis]) * inverse[axis]
-            far = (high[axis].take(nodes) - origins[axis]) * inverse[axis]
+            if boxes is None:
+                near = (low[axis].take(nodes) - origins[axis]) * inverse[axis]
+                far = (high[axis].take(nodes) - origins[axis]) * inverse[axis]
+            else:
+                near = low[axis].take(nodes) * inverse[axis]
+                far = high[axis].take(nodes) * inverse[axis]
             small, large = np.minimum(near, far), np.maximum(near, far)
             entry = small if entry is None else np.maximum(entry, small, out=entry)
             leave = large if leave is None else np.minimum(leave, large, out=leave)
@@ -174,13 +185,23 @@ class TriangleBVH:
         origins_all = np.ascontiguousarray(origins.T)
         directions_all = np.ascontiguousarray(directions.T)
         children = {1: np.arange(2), 2: np.arange(4)}
+        # Rays from one point (a focus: the usual trace) need no per-pair gather of their origin.
+        shared = bool(np.all(origins == origins[0]))
+        boxes = None
+        if shared:
+            boxes = (
+                [low - origins[0][:, None] for low in self.low],
+                [high - origins[0][:, None] for high in self.high],
+            )
         for start in range(0, count, _CHUNK):
             stop = min(count, start + _CHUNK)
             o, d = origins_all[:, start:stop], directions_all[:, start:stop]
+            if shared:
+                o = origins_all[:, :1]
             inverse = inverse_all[:, start:stop]
             rays = np.arange(stop - start)
             nodes = np.zeros(len(rays), dtype=np.int64)
-            keep = self._box_hits(0, nodes, o, inverse)
+            keep = self._box_hits(0, nodes, o if shared else o[:, rays], inverse, boxes)
             rays, nodes = rays[keep], nodes[keep]
             level = 0
             while level < self.depth:
@@ -190,14 +211,21 @@ class TriangleBVH:
                 rays = np.repeat(rays, width)
                 nodes = (np.repeat(nodes, width) << jump) | np.tile(children[jump], len(nodes))
                 level += jump
-                keep = self._box_hits(level, nodes, o[:, rays], inverse[:, rays])
+                keep = self._box_hits(
+                    level, nodes, o if shared else o.take(rays, axis=1), inverse.take(rays, axis=1), boxes
+                )
                 rays, nodes = rays[keep], nodes[keep]
             if len(rays) == 0:
                 continue
             rays = np.repeat(rays, self.leaf_size)
-            tris = self.leaf_faces[nodes].reshape(-1)
+            tris = self.leaf_faces.take(nodes, axis=0).reshape(-1)
+            # Leaf triangles are stored leaf by leaf: one block take per leaf instead of one per triangle.
             t = ray_triangle_hits(
-                o[:, rays], d[:, rays], self.base[:, tris], self.edge1[:, tris], self.edge2[:, tris]
+                o if shared else o.take(rays, axis=1),
+                d.take(rays, axis=1),
+                self.leaf_base.take(nodes, axis=1).reshape(3, -1),
+                self.leaf_edge1.take(nodes, axis=1).reshape(3, -1),
+                self.leaf_edge2.take(nodes, axis=1).reshape(3, -1),
             )
             hit = np.isfinite(t)
             part_t, part_face = _nearest(rays[hit], tris[hit], t[hit], stop - start)

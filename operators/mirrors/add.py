@@ -43,7 +43,7 @@ class PROCANIM_OT_add_ellipsoid_mirror(
 
     def run(self, context) -> set[str]:
         # Validate everything before creating anything: a bad recipe raises here.
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         first, second = self.foci(context, collection)
         obj = _new_mirror_object(
             "Ellipsoid Mirror",
@@ -116,7 +116,7 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
         chain = mirror_chain(
             points, minor, kinds, tuple(self.chain_direction), math.degrees(self.chain_aperture)
         )
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         foci = selected or [_focus_empty(f"Focus {i + 1}", p, collection) for i, p in enumerate(points)]
         chain_id = (
             f"Chain {len([o for o in mirror_objects(context.scene) if o.procanim.mirror.chain_id]) + 1}"
@@ -157,10 +157,20 @@ class PROCANIM_OT_add_fresnel_reflector(
     bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context) -> set[str]:
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
-        first, second = self.foci(context, collection)
+        support = None
+        if self.support == "MESH":
+            support = context.active_object
+            if support is None or support.type != "MESH" or support.procanim.mirror.mirror_type != "NONE":
+                raise OpticsError(
+                    "Surface 'Active Mesh': make the mesh to cut the zones on the active object"
+                )
+            if len(support.data.polygons) == 0:
+                raise OpticsError(f"Surface 'Active Mesh': {support.name!r} has no faces")
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
+        first, second = self.foci(context, collection, exclude=support)
         values = {
             "mirror_type": "FRESNEL",
+            "support_object": support,
             "plate_point": tuple(self.plate_point),
             "plate_normal": tuple(self.plate_normal),
             "plate_radius": self.plate_radius,
@@ -170,6 +180,8 @@ class PROCANIM_OT_add_fresnel_reflector(
             "zone_steps": self.zone_steps,
             "draft": self.draft,
             "risers": self.risers,
+            "support": self.support,
+            "support_radius": self.support_radius,
             "embed_in_slab": self.embed_in_slab,
             "slab_thickness": self.slab_thickness,
             "refractive_index": self.refractive_index,

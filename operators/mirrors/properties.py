@@ -27,6 +27,12 @@ PATTERN_ITEMS = (
     ("CONE", "Cone", "Rings of rays around the mirror's centre"),
     ("RANDOM", "Random", "A random bundle spread evenly over the mirror"),
 )
+SUPPORT_ITEMS = (
+    ("FLAT", "Flat", "Zones cut on a flat round plate"),
+    ("SPHERE", "Sphere", "Zones cut on a spherical cap of the given radius, hollow towards the foci"),
+    ("CYLINDER", "Cylinder", "Zones cut on a cylinder patch of the given radius, hollow towards the foci"),
+    ("MESH", "Active Mesh", "Zones cut on the surface of the active mesh object"),
+)
 RISER_ITEMS = (
     (
         "RAYS",
@@ -65,9 +71,10 @@ class _FociProperties(_UseSelection):
         unit="LENGTH",
     )
 
-    def foci(self, context, collection):
-        """Two focus objects: the two selected ones, or new empties at the typed coordinates."""
-        selected = _selected_foci(context, 2) if self.use_selection else []
+    def foci(self, context, collection, exclude=None):
+        """Two focus objects: the two selected ones (other than ``exclude``), or new empties at the typed
+        coordinates."""
+        selected = _selected_foci(context, 2, exclude) if self.use_selection else []
         if selected:
             return selected[0], selected[1]
         if np.allclose(tuple(self.focus_1), tuple(self.focus_2), atol=1e-12):
@@ -169,6 +176,20 @@ class _FresnelProperties:
     )
     draft: BoolProperty(
         name="Step Faces", description="Close the steps between zones with draft faces", default=True
+    )
+    support: EnumProperty(
+        name="Surface",
+        description="What the Fresnel zones are cut on",
+        items=SUPPORT_ITEMS,
+        default="FLAT",
+    )
+    support_radius: FloatProperty(
+        name="Surface Radius",
+        description="Radius of the sphere or cylinder the zones are cut on",
+        default=1.5,
+        min=1e-3,
+        soft_max=20.0,
+        unit="LENGTH",
     )
     risers: EnumProperty(
         name="Steps",

@@ -216,7 +216,9 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
 
     def write(self, context, traced) -> set[str]:
         result, arrived, spot = traced["result"], traced["arrived"], traced["spot"]
-        collection = writers.generator_collection(context.scene, RAYS_COLLECTION, replace=True)
+        # Each mirror (or chain) keeps its own rays: tracing another one leaves these alone.
+        rays_name = f"{RAYS_COLLECTION}: {traced['members'][0]}"
+        collection = writers.generator_collection(context.scene, rays_name, replace=True)
         curve_obj = _ray_curves(
             result, arrived, traced["target"], traced["path_before"], self.overshoot, collection
         )

@@ -186,3 +186,23 @@ def test_baking_the_selected_jelly_leaves_the_other_untouched(ext):
     assert bpy.ops.procanim.bake_softbody(frame_count=3, substeps=5, cache_mode="SHAPE_KEYS") == {"FINISHED"}
     assert second.data.shape_keys is not None
     assert first.data.shape_keys is None and not first.modifiers
+
+
+@pytest.mark.parametrize(
+    "operator", ["add_ellipsoid_mirror", "add_fresnel_reflector", "add_mirror_chain"]
+)
+def test_mirror_adds_make_their_own_instances_and_each_traces_its_own_rays(ext, operator):
+    writers = ext("operators.writers")
+    options = {"zones": 8} if operator == "add_fresnel_reflector" else {}
+    _add(operator, options)
+    first = bpy.context.active_object
+    _add(operator, options)
+    second = bpy.context.active_object
+    assert first != second and first.name in bpy.data.objects
+    assert len(_instances(writers, "Mirrors")) == 2
+    assert writers.instance_of(first) != writers.instance_of(second)
+    assert bpy.ops.procanim.trace_rays() == {"FINISHED"}  # the active one: the second
+    writers.select_only(bpy.context, [first], first)
+    assert bpy.ops.procanim.trace_rays() == {"FINISHED"}
+    rays = [o for o in bpy.data.objects if o.type == "CURVE" and o.name.startswith("Light Rays")]
+    assert len(rays) == 2, "tracing one mirror leaves the other's rays alone"

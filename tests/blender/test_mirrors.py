@@ -368,3 +368,34 @@ def test_fresnel_steps_run_along_the_light_by_default_and_vertical_on_request():
     vertical = _world_vertices(plate)
     assert len(vertical) != len(along_light) or np.abs(vertical - along_light).max() > 1e-4
     assert recipe.status == ""
+
+
+@pytest.mark.parametrize("support", ["SPHERE", "CYLINDER"])
+def test_curved_fresnel_reflector_from_an_empty_scene_and_traced(support):
+    arguments = {"focus_1": (-0.3, 0, 0.5), "focus_2": (0.3, 0, 0.5), "plate_radius": 0.4, "zones": 10}
+    assert bpy.ops.procanim.add_fresnel_reflector(support=support, segments=64, **arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    assert plate.procanim.mirror.support == support
+    heights = _world_vertices(plate)[:, 2]
+    assert heights.max() - heights.min() > 0.03  # really curved (a flat plate's zones dip < 2 cm)
+    assert bpy.ops.procanim.trace_rays(ray_count=24, ray_pattern="RANDOM", animate=False) == {"FINISHED"}
+    recipe = plate.procanim.mirror
+    # traced off the flat facets (a coarse mesh): the light gathers at the second focus to about a
+    # zone width (0.04 m); the exact zone normals focus perfectly (tests/unit/test_optics_curved.py)
+    assert recipe.spot_rays >= 12 and recipe.spot_rms < 0.06 and recipe.spot_max < 0.15
+
+
+def test_curved_fresnel_reflector_on_the_active_mesh_and_a_clear_error_without_one():
+    arguments = {"focus_1": (-0.3, 0, 0.6), "focus_2": (0.3, 0, 0.6), "zones": 8, "use_selection": False}
+    before = data_counts()
+    with pytest.raises(RuntimeError, match="Active Mesh"):
+        bpy.ops.procanim.add_fresnel_reflector(support="MESH", **arguments)
+    assert data_counts() == before
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=1.2, location=(0.0, 0.0, 1.25), segments=32, ring_count=16)
+    bowl = bpy.context.active_object
+    assert bpy.ops.procanim.add_fresnel_reflector(support="MESH", **arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    assert plate.procanim.mirror.support_object == bowl
+    assert len(plate.data.polygons) > 100
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
+    assert plate.procanim.mirror.spot_rays > 0

@@ -63,3 +63,18 @@ def test_self_collision_radius_covers_triangles_but_not_neighbours():
     world = World(vertices)
     with pytest.raises(SimulationError, match="self collision"):
         world.add_self_collision(np.arange(len(vertices)), radius=0.0)
+
+
+def test_close_pairs_between_groups_matches_brute_force():
+    from addon.simulation.spatial_hash import close_pairs_between_groups
+
+    rng = np.random.default_rng(7)
+    points = np.concatenate([rng.uniform(0, 1, (60, 3)) + [0.7 * g, 0.0, 0.0] for g in range(5)])
+    groups = np.repeat(np.arange(5), 60)
+    found = close_pairs_between_groups(points, 0.15, groups)
+    distance = np.linalg.norm(points[:, None] - points[None], axis=2)
+    expected = {
+        (i, j) for i, j in zip(*np.nonzero(distance < 0.15), strict=True) if i < j and groups[i] != groups[j]
+    }
+    assert {tuple(sorted(p)) for p in found.tolist()} == expected
+    assert len(found) == len(expected)  # each pair once
