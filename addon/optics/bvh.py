@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-LEAF_SIZE = 4
+LEAF_SIZE = 2
 #: Hits closer than this (metres) are ignored: the ray's own starting surface.
 MIN_DISTANCE = 1e-9
 _CHUNK = 16384
@@ -136,6 +136,10 @@ class TriangleBVH:
         # Pad with the last piece: testing its triangle twice changes nothing.
         padded = np.concatenate([order, np.full(leaves * leaf_size - len(order), order[-1])])
         self.leaf_faces = piece_face[padded].reshape(leaves, leaf_size)
+        # (3, leaves, leaf_size): each leaf's triangles side by side, gathered a leaf at a time.
+        self.leaf_base = np.ascontiguousarray(self.base[:, self.leaf_faces])
+        self.leaf_edge1 = np.ascontiguousarray(self.edge1[:, self.leaf_faces])
+        self.leaf_edge2 = np.ascontiguousarray(self.edge2[:, self.leaf_faces])
         scale = float(np.abs(vertices).max()) if len(vertices) else 1.0
         slack = 1e-9 * max(scale, 1e-300)  # conservative boxes: rounding never loses a touching hit
         low = [piece_low[padded].reshape(leaves, leaf_size, 3).min(axis=1) - slack]
@@ -207,18 +211,21 @@ class TriangleBVH:
                 rays = np.repeat(rays, width)
                 nodes = (np.repeat(nodes, width) << jump) | np.tile(children[jump], len(nodes))
                 level += jump
-                keep = self._box_hits(level, nodes, o if shared else o[:, rays], inverse[:, rays], boxes)
+                keep = self._box_hits(
+                    level, nodes, o if shared else o.take(rays, axis=1), inverse.take(rays, axis=1), boxes
+                )
                 rays, nodes = rays[keep], nodes[keep]
             if len(rays) == 0:
                 continue
             rays = np.repeat(rays, self.leaf_size)
-            tris = self.leaf_faces[nodes].reshape(-1)
+            tris = self.leaf_faces.take(nodes, axis=0).reshape(-1)
+            # Leaf triangles are stored leaf by leaf: one block take per leaf instead of one per triangle.
             t = ray_triangle_hits(
-                o if shared else o[:, rays],
-                d[:, rays],
-                self.base[:, tris],
-                self.edge1[:, tris],
-                self.edge2[:, tris],
+                o if shared else o.take(rays, axis=1),
+                d.take(rays, axis=1),
+                self.leaf_base.take(nodes, axis=1).reshape(3, -1),
+                self.leaf_edge1.take(nodes, axis=1).reshape(3, -1),
+                self.leaf_edge2.take(nodes, axis=1).reshape(3, -1),
             )
             hit = np.isfinite(t)
             part_t, part_face = _nearest(rays[hit], tris[hit], t[hit], stop - start)
