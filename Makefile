@@ -42,6 +42,7 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) dance --camera --sequence first_position,weight_shift,tendu_front:right,tendu_side:right,tendu_back:right,developpe_side_90:right,arabesque_45:right,retire:right,releve:right --plot out/dancer_enchainement.png --fps 12 --out out/dancer_enchainement.blend --render out/dancer_enchainement.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) ik --bones 4 --length 96 --out out/ik.blend --render out/ik.mp4 --engine workbench
 	.venv/bin/python $(CLI) juggle --siteswap '<3p|3p>' --prop club --loops 1 --out out/juggling.blend --render out/juggling.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) juggle --rig rigify --siteswap 3 --prop club --loops 1 --out out/juggling_rigify.blend --render out/juggling_rigify.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) mirror --stage --rays 16 --travel-frames 16 --frames 16 --out out/mirrors.blend --render out/mirrors.mp4 --engine cycles --samples 16 --resolution 320x180
 	.venv/bin/python $(CLI) fly train --population 40 --generations 5 --flight-time 1 --genome out/fly_trained.npz --curve out/fly_training.png
 	.venv/bin/python $(CLI) fly bake --duration 6 --chase --camera --out out/fly.blend --render out/fly.mp4 --engine workbench --resolution 480x270

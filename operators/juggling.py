@@ -714,7 +714,7 @@ def add_cli(subparsers) -> None:
     parser.add_argument(
         "--rig",
         help="juggle with your own armature instead of ProcAnim's figure: FILE.blend:OBJECT "
-        "(comma-separated, one per juggler, for passing patterns)",
+        "(comma-separated, one per juggler, for passing patterns), or 'rigify' for Blender's Rigify human",
     )
     parser.add_argument("--jml", type=Path, help="import this Juggling Lab .jml file instead of --siteswap")
     parser.add_argument("--jml-entry", type=int, default=1, help="which pattern of a .jml list (default 1)")

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import ProcAnimError
+from .hand_siteswap import hand_siteswap
 from .model import Siteswap
 from .motion import Pattern, plan_pattern
 from .notation import parse_siteswap
@@ -105,9 +106,7 @@ class PatternConfig:
 
     def siteswap(self) -> Siteswap:
         if self.hss is not None:
-            raise ConfigError(
-                f"hss={self.hss}: hand siteswaps are not supported yet; write the pattern in siteswap"
-            )
+            return hand_siteswap(self.pattern, self.hss, self.handspec)
         return parse_siteswap(self.pattern)
 
     def plan(self, **options) -> Pattern:

@@ -137,3 +137,10 @@ def test_cli_imports_and_exports_jml(tmp_path):
     bad = run_cli("juggle", "--jml", str(DATA / "patternlist.jml"), "--jml-entry", "9", tmp_path=tmp_path)
     assert bad.returncode == 1
     assert "no entry 9" in bad.stderr
+
+
+def test_a_hand_siteswap_line_animates_two_jugglers():
+    assert bpy.ops.procanim.juggle(siteswap="pattern=3;hss=4", loops=1) == {"FINISHED"}
+    latest = max((c for c in bpy.data.collections if c.name.startswith(COLLECTION)), key=lambda c: c.name)
+    assert len([o for o in latest.objects if o.type == "ARMATURE"]) == 2
+    assert len(_balls()) == 3

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from addon.juggling import parse_siteswap, plan_pattern
-from addon.juggling.notation import summarize
+from addon.juggling.notation import SiteswapError, summarize
 from addon.juggling.parameters import (
     KEY_ORDER,
     ConfigError,
@@ -213,9 +213,40 @@ def test_body_and_colors_read_juggling_labs_forms() -> None:
         parse_colors("chartreuse", 3)
 
 
-def test_a_hand_siteswap_is_reported_not_misread() -> None:
-    with pytest.raises(ConfigError, match="hss"):
-        plan_config("pattern=3;hss=3")
+def test_hand_siteswaps_spread_the_throws_over_hands_and_jugglers() -> None:
+    # hss=2 is two hands alternating: the ordinary pattern.
+    plain = parse_siteswap("531")
+    spread = parse_config("pattern=531;hss=2").siteswap()
+    key = lambda t: (t.beat, t.juggler, t.hand, t.value, t.to_juggler, t.to_hand)  # noqa: E731
+    assert sorted(map(key, spread.throws)) == sorted(map(key, plain.throws))
+    assert spread.cycle_beats == plain.cycle_beats == 6
+    # hss=4: four hands, each throwing every 4 beats; two jugglers (hands 1, 2 and 3, 4).
+    four = parse_config("pattern=3;hss=4").siteswap()
+    assert (four.num_props, four.num_jugglers, four.cycle_beats) == (3, 2, 4)
+    owners = {(t.juggler, t.hand): t.beat for t in four.throws}
+    assert sorted(owners.values()) == [0, 1, 2, 3]
+    assert any(t.is_pass for t in four.throws)
+    pattern = plan_config("pattern=3;hss=4")
+    assert pattern.num_jugglers == 2 and len(pattern.flights) > 0
+    # handspec puts hands on jugglers: (1,3)(2,4) makes every throw of 5 with hss 4 a pass.
+    crossed = parse_config("pattern=5;hss=4;handspec=(1,3)(2,4)").siteswap()
+    assert all(t.is_pass for t in crossed.throws)
+    # oss 3 with hss 3: each of three hands holds its own prop.
+    assert all(t.hold for t in parse_config("pattern=3;hss=3").siteswap().throws)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("pattern=3;hss=40", "no 0"),
+        ("pattern=3;hss=321", "not a valid siteswap"),
+        ("pattern=(4,4);hss=2", "plain async"),
+        ("pattern=3;hss=4;handspec=(1,2)(2,3)", "handspec"),
+    ],
+)
+def test_bad_hand_siteswaps_are_refused(text: str, words: str) -> None:
+    with pytest.raises(SiteswapError, match=words):
+        parse_config(text).siteswap()
 
 
 def test_summary_reads_parameter_strings() -> None:
