@@ -307,3 +307,22 @@ def test_generated_rigify_character_juggles_clubs_in_its_palms(ext):
                     assert np.linalg.norm(np.array(club.matrix_world.translation) - offset - palm) < 0.03
                     held += 1
     assert held > 5
+
+
+def test_rig_panel_shows_the_detected_map_with_a_bone_search_per_role(ext):
+    from conftest import view3d_override
+    from ui_smoke import smoke_draw
+
+    obj = build_skeleton("unreal")
+    bpy.context.view_layer.objects.active = obj
+    obj.procanim.bone_map.chest = "spine_01"
+    with bpy.context.temp_override(**view3d_override()):
+        record = smoke_draw(ext("panels.rig").PROCANIM_PT_rig)
+    searches = [args for name, args in record.calls if name == "prop_search"]
+    roles = ext("addon.rig").ROLES
+    assert len(searches) == len(roles)
+    assert all(args["search_property"] == "bones" for args in searches)
+    labels = [str(args.get("text", "")) for name, args in record.calls if name == "label"]
+    assert any("Custom" in text or "Unreal" in text for text in labels)
+    assert any("detected: upperarm_l" in text for text in labels)
+    assert "procanim.detect_bone_map" in record.operators
