@@ -488,8 +488,8 @@ class Stage:
     """What an Add may create besides the generator's own objects, decided before it adds anything.
 
     An empty scene gets a camera, a light, a floor and the frame range, so add-then-render works; a
-    scene the user built keeps its camera, lights and frame range (a camera or light is added only
-    where it has none), and no floor appears under their set.
+    scene the user built keeps its camera, lights and frame range (a camera, and a sun if it has no
+    light either, only where it has no camera), and no floor appears under their set.
     """
 
     camera: bool
@@ -508,7 +508,8 @@ def stage_for(context: bpy.types.Context) -> Stage:
     empty = len(scene.objects) == 0
     return Stage(
         camera=add_camera and scene.camera is None,
-        light=add_camera and not any(obj.type == "LIGHT" for obj in scene.objects),
+        # A scene with a camera is set up for rendering already: its lighting is the user's.
+        light=add_camera and scene.camera is None and not any(obj.type == "LIGHT" for obj in scene.objects),
         floor=add_floor and empty,
         frame_range=empty,
     )

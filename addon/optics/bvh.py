@@ -101,14 +101,18 @@ def _pieces(corners: np.ndarray, aspect: float = 3.0, most: int = 64):
 
 
 def _morton_order(centroids: np.ndarray) -> np.ndarray:
+    """Order of points ``(N, D)`` along a Z-order curve (10 bits per axis for D <= 3, fewer above)."""
     low = centroids.min(axis=0)
     # One scale for all axes: per-axis scaling would order a flat plate by height first.
     extent = max(float((centroids.max(axis=0) - low).max()), 1e-300)
-    cells = np.clip(((centroids - low) / extent * 1023.0).astype(np.int64), 0, 1023)
+    dims = centroids.shape[1]
+    bits = min(10, 62 // dims)
+    top = (1 << bits) - 1
+    cells = np.clip(((centroids - low) / extent * top).astype(np.int64), 0, top)
     code = np.zeros(len(centroids), dtype=np.int64)
-    for bit in range(10):
-        for axis in range(3):
-            code |= ((cells[:, axis] >> bit) & 1) << (3 * bit + axis)
+    for bit in range(bits):
+        for axis in range(dims):
+            code |= ((cells[:, axis] >> bit) & 1) << (dims * bit + axis)
     return np.argsort(code, kind="stable")
 
 
@@ -179,6 +183,13 @@ class TriangleBVH:
         best_face = np.full(count, -1)
         if self.face_count == 0:
             return best_t, best_face
+        # Coherent batches: rays sorted along a Z-order curve of their origins and directions meet the
+        # same boxes, so every gather below reads nearby memory. Results are put back in order at the end.
+        shared = bool(np.all(origins == origins[0]))
+        keys = directions if shared else np.concatenate([origins, directions], axis=1)
+        order = _morton_order(keys) if count > _CHUNK // 4 else None
+        if order is not None:
+            origins, directions = origins[order], directions[order]
         # A zero component becomes a huge finite one: (box - origin) * inverse is then never 0 * inf.
         safe = np.where(np.abs(directions) < 1e-300, 1e-300, directions)
         inverse_all = np.ascontiguousarray((1.0 / safe).T)
@@ -186,7 +197,6 @@ class TriangleBVH:
         directions_all = np.ascontiguousarray(directions.T)
         children = {1: np.arange(2), 2: np.arange(4)}
         # Rays from one point (a focus: the usual trace) need no per-pair gather of their origin.
-        shared = bool(np.all(origins == origins[0]))
         boxes = None
         if shared:
             boxes = (
@@ -230,4 +240,6 @@ class TriangleBVH:
             hit = np.isfinite(t)
             part_t, part_face = _nearest(rays[hit], tris[hit], t[hit], stop - start)
             best_t[start:stop], best_face[start:stop] = part_t, part_face
+        if order is not None:
+            best_t[order], best_face[order] = best_t.copy(), best_face.copy()
         return best_t, best_face
