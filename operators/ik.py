@@ -670,6 +670,8 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
             writers.write_pose_quaternions(
                 job.armature, name, job.frames, result.rotations[:, index], keep_outside=True
             )
+        if self.limb != "NONE":
+            rig_targets.use_fk_for_limb(job.armature, self.limb, job.frames)
         context.scene.frame_set(context.scene.frame_current)
         worst = int(np.argmax(result.errors))
         out_of_reach = int(np.sum(~result.reachable))
