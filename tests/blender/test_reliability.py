@@ -226,11 +226,15 @@ def test_soft_body_shape_key_rebake_leaves_no_orphan_action():
     assert all(action.users > 0 for action in bpy.data.actions)
 
 
-def test_balance_rebake_leaves_no_orphan_action():
+@pytest.mark.parametrize(
+    "arguments",
+    [{"experiment": "BALANCE", "balance_duration": 0.5}, {"experiment": "SEQUENCE", "weight_shift": False}],
+)
+def test_balance_rebake_leaves_no_orphan_action(arguments):
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
-    assert bpy.ops.procanim.bake_balance(experiment="BALANCE", balance_duration=0.5) == {"FINISHED"}
+    assert bpy.ops.procanim.bake_balance(**arguments) == {"FINISHED"}
     actions = len(bpy.data.actions)
-    assert bpy.ops.procanim.bake_balance(experiment="BALANCE", balance_duration=0.5) == {"FINISHED"}
+    assert bpy.ops.procanim.bake_balance(**arguments) == {"FINISHED"}
     assert len(bpy.data.actions) == actions
     assert all(action.users > 0 for action in bpy.data.actions)
     matrices = np.array([np.array(o.matrix_world) for o in bpy.data.objects])
