@@ -373,7 +373,9 @@ class JuggleBaker(BakeOperator):
             if stage.camera and len(arms) > 1:
                 _add_view_cameras(context, collection, arms, pattern)
         _write_props(collection, result, interpolation)
-        if self.floor and stage.floor:
+        # A pattern that bounces needs the floor it bounces on, even in a scene of the user's.
+        bounces = any(flight.bounces for flight in pattern.flights)
+        if self.floor and (stage.floor or bounces):
             _add_floor(collection, pattern, result.placement)
         # The keys span whole loops, so a Cycles modifier carries the pattern past the frame range.
         for obj in collection.all_objects:

@@ -216,3 +216,13 @@ def test_a_scene_with_a_camera_but_no_lamp_keeps_its_own_lighting():
     _add("juggle", {"siteswap": "3", "loops": 1})
     assert not any(o.type == "LIGHT" for o in bpy.data.objects)
     assert bpy.context.scene.camera == camera
+
+
+def test_a_bouncing_pattern_brings_the_floor_it_bounces_on_even_into_a_users_scene(ext):
+    writers = ext("operators.writers")
+    _user_scene()
+    _add("juggle", {"siteswap": "3B", "loops": 1})
+    (instance,) = _instances(writers, "Juggling")
+    assert any(o.name.startswith("Floor") for o in instance.objects)
+    _add("juggle", {"siteswap": "3", "loops": 1})
+    assert len([o for o in bpy.data.objects if o.name.startswith("Floor")]) == 1
