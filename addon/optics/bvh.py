@@ -8,6 +8,9 @@ one level at a time, so every step is one numpy batch however many rays there ar
 triangles are then tested with exactly the arithmetic of :func:`ray_triangle_hits`, which the brute
 force uses too, so both agree ray for ray (ties between triangles sharing an edge go to the lower
 face index, as with the brute force).
+
+Many rays from one point (a trace from a focus) go through a fan grid instead: triangles binned by
+their projection seen from that point, one cell lookup per ray (:class:`_FanGrid`).
 """
 
 from __future__ import annotations
