@@ -15,6 +15,7 @@ ADDS = [
     ("add_dancer", "Dancer", {}),
     ("add_fly", "Fly", {}),
     ("add_softbody_demo", "Soft Body", {"subdivisions": 1}),
+    ("add_sheet_demo", "Jelly Sheet", {}),
     ("add_rigid_pile_demo", "Rigid Pile", {"count": 2}),
     ("add_rope", "Rope", {"frame_count": 2, "substeps": 5, "links": 4}),
 ]
@@ -206,3 +207,22 @@ def test_mirror_adds_make_their_own_instances_and_each_traces_its_own_rays(ext, 
     assert bpy.ops.procanim.trace_rays() == {"FINISHED"}
     rays = [o for o in bpy.data.objects if o.type == "CURVE" and o.name.startswith("Light Rays")]
     assert len(rays) == 2, "tracing one mirror leaves the other's rays alone"
+
+
+def test_a_scene_with_a_camera_but_no_lamp_keeps_its_own_lighting():
+    camera = bpy.data.objects.new("Their Camera", bpy.data.cameras.new("Their Camera"))
+    bpy.context.scene.collection.objects.link(camera)
+    bpy.context.scene.camera = camera
+    _add("juggle", {"siteswap": "3", "loops": 1})
+    assert not any(o.type == "LIGHT" for o in bpy.data.objects)
+    assert bpy.context.scene.camera == camera
+
+
+def test_a_bouncing_pattern_brings_the_floor_it_bounces_on_even_into_a_users_scene(ext):
+    writers = ext("operators.writers")
+    _user_scene()
+    _add("juggle", {"siteswap": "3B", "loops": 1})
+    (instance,) = _instances(writers, "Juggling")
+    assert any(o.name.startswith("Floor") for o in instance.objects)
+    _add("juggle", {"siteswap": "3", "loops": 1})
+    assert len([o for o in bpy.data.objects if o.name.startswith("Floor")]) == 1

@@ -79,6 +79,7 @@ def test_add_then_bake_keys_bones_helpers_and_the_plot(dancer, ext):
     assert len(polygon.vertices) == dancer.POLYGON_RING and polygon.animation_data is not None
     image = bpy.data.images.get(dancer.PLOT_IMAGE)
     assert image is not None and tuple(image.size) == (800, 450)
+    assert image.packed_file is not None, "the plot travels inside the .blend"
 
 
 def test_balance_test_bake_reports_and_keys(dancer, ext):

@@ -253,3 +253,23 @@ def test_summary_reads_parameter_strings() -> None:
     assert summarize("pattern=531;bps=4") == "3 props, period 3, 1 juggler"
     assert "no pattern=" in summarize("bps=4")
     assert math.isclose(plan_config("pattern=531;bps=4").beat_duration, 0.25)
+
+
+def test_body_moves_the_juggler_beat_by_beat() -> None:
+    plain = plan_config("pattern=3")
+    walked = plan_config("pattern=3;body=(0,0,0).(20,10,0).(0,0,0).(-20,-10,0).")
+    assert walked.root_motion is not None and plain.root_motion is None
+    # The walk takes 4 beats, the cascade loops in 2: the walking loop is two cascade loops.
+    assert walked.loop_duration == pytest.approx(2 * plain.loop_duration, abs=1e-6)
+    assert len(walked.flights) == 2 * len(plain.flights)
+    tau = walked.beat_duration
+    origins, yaws = walked.juggler_frames([tau, 3 * tau, walked.loop_duration + tau])
+    # Beat 1: angle 20 deg, x = 10 cm (Blender's world is Juggling Lab's turned half a turn).
+    np.testing.assert_allclose(origins[0, 0], [-0.10, 0.0, 0.0], atol=1e-9)
+    assert math.degrees(yaws[0, 0]) == pytest.approx(20.0)
+    np.testing.assert_allclose(origins[0, 1], [0.10, 0.0, 0.0], atol=1e-9)
+    np.testing.assert_allclose(origins[0, 2], origins[0, 0], atol=1e-9)  # periodic
+    # Every throw still leaves from the hand, whose place moved with the juggler.
+    for flight in walked.flights:
+        hand = walked.hand_positions([flight.throw_time])[0, flight.from_hand, 0]
+        np.testing.assert_allclose(flight.arcs[0].p0, hand, atol=1e-6)
