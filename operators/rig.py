@@ -662,7 +662,10 @@ class PROCANIM_OT_use_active_rig(ProcAnimOperator, bpy.types.Operator):
     def run(self, context: bpy.types.Context) -> set[str]:
         active = _active_armature(context)
         others = [o.name for o in context.selected_objects if o.type == "ARMATURE" and o != active]
-        settings = getattr(context.scene.procanim, self.settings)
+        group = self.settings if self.settings.isidentifier() else ""
+        settings = getattr(context.scene.procanim, group, None)
+        if settings is None or not hasattr(settings, "target_rig"):
+            raise RigError(f"no generator settings named {self.settings!r} take a target rig")
         settings.target_rig = ", ".join([active.name, *sorted(others)])
         return {"FINISHED"}
 
