@@ -385,7 +385,14 @@ def bake_helpers(armature: bpy.types.Object, frames: np.ndarray, com: np.ndarray
     collection = armature.users_collection[0]
     old = [obj for obj in collection.objects if obj.get(HELPER_KEY) == armature.name]
     if old:
+        # Their data and actions too: a re-bake must not leave an orphan action per helper.
         data = [obj.data for obj in old if obj.data is not None]
+        data += [obj.animation_data.action for obj in old if obj.animation_data and obj.animation_data.action]
+        data += [
+            obj.data.animation_data.action
+            for obj in old
+            if obj.data is not None and obj.data.animation_data and obj.data.animation_data.action
+        ]
         bpy.data.batch_remove(old)
         bpy.data.batch_remove([d for d in data if d.users == 0])
     helpers = []

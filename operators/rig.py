@@ -365,7 +365,9 @@ def stage_around(context: bpy.types.Context, rigs: list[Rig], stage: writers.Sta
     from .preferences import preferences
 
     own = {r.obj for r in rigs}
-    others = [o for o in context.scene.objects if o not in own and o.parent not in own]
+    # Rigify's bone widgets are scene objects too, but part of the rig.
+    shapes = {b.custom_shape for r in rigs for b in r.obj.pose.bones if b.custom_shape is not None}
+    others = [o for o in context.scene.objects if o not in own and o.parent not in own and o not in shapes]
     if others:
         return stage
     prefs = preferences(context)
@@ -498,6 +500,22 @@ def limb_chain(obj: bpy.types.Object, limb: str) -> tuple[str, int]:
             raise RigError(f"{tip!r} does not hang under {upper!r} in {obj.name!r}: fix the bone map")
         length += 1
     return tip, length
+
+
+def use_fk_for_limb(obj: bpy.types.Object, limb: str, frames: np.ndarray) -> list:
+    """On a Rigify rig, switch the limb baked by :func:`limb_chain` to FK (``IK_FK`` = 1, keyed over
+    ``frames``) so its FK controls' keys show; other rigs are left alone."""
+    side = limb[-1]
+    holder = f"{'upper_arm' if limb.startswith('ARM') else 'thigh'}_parent.{side}"
+    if not bone_map_of(obj).is_rigify or holder not in obj.pose.bones:
+        return []
+    pose_bone = obj.pose.bones[holder]
+    if "IK_FK" not in pose_bone.keys():
+        return []
+    pose_bone["IK_FK"] = 1.0
+    path = f'pose.bones["{bpy.utils.escape_identifier(holder)}"]["IK_FK"]'
+    span = np.asarray(frames, dtype=np.float64)[[0, -1]]
+    return writers.write_channels(obj, path, span, np.ones(2), holder, "CONSTANT", keep_outside=True)
 
 
 # ------------------------------------------------------------------------------------ juggling
@@ -644,7 +662,10 @@ class PROCANIM_OT_use_active_rig(ProcAnimOperator, bpy.types.Operator):
     def run(self, context: bpy.types.Context) -> set[str]:
         active = _active_armature(context)
         others = [o.name for o in context.selected_objects if o.type == "ARMATURE" and o != active]
-        settings = getattr(context.scene.procanim, self.settings)
+        group = self.settings if self.settings.isidentifier() else ""
+        settings = getattr(context.scene.procanim, group, None)
+        if settings is None or not hasattr(settings, "target_rig"):
+            raise RigError(f"no generator settings named {self.settings!r} take a target rig")
         settings.target_rig = ", ".join([active.name, *sorted(others)])
         return {"FINISHED"}
 

@@ -532,6 +532,11 @@ def clear_collection(collection: bpy.types.Collection) -> None:
         for d in orphans:
             del pending[d.as_pointer()]
         bpy.data.batch_remove(orphans)
+    # Deleting objects leaves stale (None) entries in the view layer's object list until it resyncs,
+    # and selecting or activating objects afterwards trips over them.
+    view_layer = getattr(bpy.context, "view_layer", None)
+    if objects and view_layer is not None:
+        view_layer.update()
 
 
 def _child_collections(collection: bpy.types.Collection) -> list[bpy.types.Collection]:

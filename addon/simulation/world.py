@@ -319,6 +319,24 @@ class World:
                 raise SimulationError(f"collision groups must be {len(self._x)} integer labels")
             self._collision_groups = labels.astype(np.int64)
 
+    def separate(self, iterations: int = 10) -> None:
+        """Push apart what starts overlapping (particles inside the ground, a collider or another body)
+        by moving positions only: a box placed on the floor starts a particle radius up instead of
+        being launched by a velocity-making correction in its first substep."""
+        x = self._x.copy()
+        free = self._w > 0
+        self._prepare_colliders(x, np.zeros_like(x), 1e-3)
+        pairs = self._particle_pairs(x, 0.25 * self.particle_radius) if self._collide_particles else None
+        with np.errstate(all="ignore"):
+            for _ in range(iterations):
+                start = x.copy()
+                self._solve_particle_pairs(x, pairs, start)
+                self._solve_contacts(x, start, free)
+                self._solve_shapes(x, iterations)
+        if not np.all(np.isfinite(x)):
+            raise SimulationError("separating the starting overlaps produced NaN; check the input meshes")
+        self._x = x
+
     def enable_sleeping(self, speed: float = 0.05, frames: int = 12) -> None:
         """Shape-matched bodies (disjoint clusters) that stay slower than ``speed`` (m/s) for ``frames``
         frames fall asleep: frozen exactly where they are (no jitter, no creeping) and immovable, so

@@ -101,7 +101,7 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
         subtype="ANGLE",
     )
     resolution: IntProperty(
-        name="Resolution", description="Rings of each mirror mesh", default=24, min=1, soft_max=128
+        name="Resolution", description="Rings of each mirror mesh", default=24, min=1, max=512, soft_max=128
     )
 
     def run(self, context) -> set[str]:

@@ -91,6 +91,7 @@ class _EllipsoidProperties:
         description="Full width of the ellipsoid across its major axis; wider means a shallower mirror",
         default=1.6,
         min=1e-4,
+        max=1e4,
         soft_max=10.0,
         unit="LENGTH",
     )
@@ -119,6 +120,7 @@ class _EllipsoidProperties:
         description="Rings of the mirror mesh (with four times as many segments); more is a smaller spot",
         default=24,
         min=1,
+        max=512,
         soft_max=128,
     )
 
@@ -142,11 +144,17 @@ class _FresnelProperties:
         description="Radius of the round plate",
         default=0.6,
         min=1e-3,
+        max=1e4,
         soft_max=10.0,
         unit="LENGTH",
     )
     zones: IntProperty(
-        name="Zones", description="Number of confocal zones across the plate", default=24, min=1, soft_max=400
+        name="Zones",
+        description="Number of confocal zones across the plate",
+        default=24,
+        min=1,
+        max=10_000,
+        soft_max=400,
     )
     zone_width: FloatProperty(
         name="Zone Width",
@@ -156,10 +164,15 @@ class _FresnelProperties:
         unit="LENGTH",
     )
     segments: IntProperty(
-        name="Segments", description="Segments around the plate; more is a smaller spot", default=128, min=8
+        name="Segments",
+        description="Segments around the plate; more is a smaller spot",
+        default=128,
+        min=8,
+        max=100_000,
+        soft_max=2048,
     )
     zone_steps: IntProperty(
-        name="Zone Rows", description="Rows of faces across each zone", default=2, min=1, soft_max=16
+        name="Zone Rows", description="Rows of faces across each zone", default=2, min=1, max=256, soft_max=16
     )
     draft: BoolProperty(
         name="Step Faces", description="Close the steps between zones with draft faces", default=True

@@ -93,7 +93,7 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
         name="Pattern", description="How the rays spread", items=PATTERN_ITEMS, default="FAN"
     )
     ray_count: IntProperty(
-        name="Rays", description="Number of rays to draw", default=24, min=1, soft_max=2000
+        name="Rays", description="Number of rays to draw", default=24, min=1, max=20_000, soft_max=2000
     )
     from_focus: EnumProperty(
         name="From", description="Focus the rays start at", items=FOCUS_ITEMS, default="FIRST"
@@ -116,6 +116,7 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
         description="Frames the light takes from source to the end of the rays",
         default=48,
         min=2,
+        max=100_000,
     )
     seed: IntProperty(name="Seed", description="Random seed of the random bundle", default=0, min=0)
 

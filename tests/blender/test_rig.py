@@ -289,6 +289,9 @@ def test_generated_rigify_character_juggles_clubs_in_its_palms(ext):
     assert bpy.ops.procanim.juggle(siteswap="3", prop_type="club", loops=1, target_rig=obj.name) == {
         "FINISHED"
     }
+    # Nothing in the scene but the character (and its widgets): the loop becomes the frame range.
+    assert bpy.context.scene.frame_end - bpy.context.scene.frame_start < 100
+    assert "Floor" in bpy.data.objects
     clubs = [bpy.data.objects[f"Club {i}"] for i in (1, 2, 3)]
     bpy.context.scene.procanim.juggling.prop_type = "club"  # the plan takes the sidebar's settings
     pattern, times = _plan(ext, rig, "3")
@@ -326,3 +329,18 @@ def test_rig_panel_shows_the_detected_map_with_a_bone_search_per_role(ext):
     assert any("Custom" in text or "Unreal" in text for text in labels)
     assert any("detected: upperarm_l" in text for text in labels)
     assert "procanim.detect_bone_map" in record.operators
+
+
+def test_bake_ik_by_role_on_a_rigify_rig_keys_its_fk_controls(ext, rigify_file):
+    obj = append_rigify(rigify_file)
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    target.location = (0.45, -0.25, 1.35)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.procanim.bake_ik(limb="ARM_L", target="Target", frame_start=1, frame_end=2) == {"FINISHED"}
+    paths = {path for path, _ in fcurve_snapshot(obj, ext("operators.writers").fcurves_of)}
+    assert 'pose.bones["forearm_fk.L"].rotation_quaternion' in paths
+    assert obj.pose.bones["upper_arm_parent.L"]["IK_FK"] == 1.0
+    bpy.context.scene.frame_set(2)
+    wrist = world_matrix(obj, "DEF-hand.L")[:3, 3]
+    assert np.linalg.norm(wrist - np.array(target.location)) < 2e-3
