@@ -178,18 +178,23 @@ class World:
         return float(np.max(length / d["rest"][stiff]) - 1.0)
 
     def snapshot(self) -> tuple:
-        """The state a frame changes (positions, velocities, clock, cluster rotations), for ``restore``."""
+        """The state a frame changes (positions, velocities, clock, cluster rotations, who is asleep),
+        for ``restore``."""
         clusters = self._clusters
         rotations = None if clusters is None else (clusters["quaternions"].copy(), clusters["warm"].copy())
-        return self._x.copy(), self._v.copy(), self.time, self.frame, rotations
+        sleep = None if self._sleep is None else (self._sleep["calm"].copy(), self._sleep["asleep"].copy())
+        return self._x.copy(), self._v.copy(), self.time, self.frame, rotations, self._w.copy(), sleep
 
     def restore(self, state: tuple) -> None:
         """Go back to a ``snapshot`` (e.g. to redo a frame with more substeps)."""
-        x, v, time, frame, rotations = state
+        x, v, time, frame, rotations, weights, sleep = state
         self._x, self._v, self.time, self.frame = x.copy(), v.copy(), time, frame
+        self._w = weights.copy()
         if rotations is not None and self._clusters is not None:
             self._clusters["quaternions"] = rotations[0].copy()
             self._clusters["warm"] = rotations[1].copy()
+        if sleep is not None and self._sleep is not None:
+            self._sleep["calm"], self._sleep["asleep"] = sleep[0].copy(), sleep[1].copy()
 
     def kinetic_energy(self) -> float:
         mass = np.where(self._w > 0, 1.0 / np.maximum(self._w, _TINY), 0.0)

@@ -75,3 +75,15 @@ def test_a_box_standing_on_the_ground_stays_put_instead_of_jumping():
         fastest = max(fastest, float(np.linalg.norm(world.velocities, axis=1).max()))
     assert fastest < 0.2
     assert np.linalg.norm(positions.mean(axis=0) - start) < 0.035
+
+
+def test_a_restored_snapshot_also_restores_who_is_asleep():
+    """A frame redone by the automatic substeps must not keep the sleep its failed attempt decided."""
+    settings = _settings(1)
+    world, _, _ = build_rigid_world([_cube(0.3, [0.0, 0.0, 0.15])], [], settings)
+    state = world.snapshot()
+    for _ in range(20):
+        world.step(settings.dt, substeps=20)
+    assert world.sleeping.all() and world.inverse_masses.max() == 0.0
+    world.restore(state)
+    assert not world.sleeping.any() and world.inverse_masses.min() > 0.0
