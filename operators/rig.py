@@ -365,7 +365,9 @@ def stage_around(context: bpy.types.Context, rigs: list[Rig], stage: writers.Sta
     from .preferences import preferences
 
     own = {r.obj for r in rigs}
-    others = [o for o in context.scene.objects if o not in own and o.parent not in own]
+    # Rigify's bone widgets are scene objects too, but part of the rig.
+    shapes = {b.custom_shape for r in rigs for b in r.obj.pose.bones if b.custom_shape is not None}
+    others = [o for o in context.scene.objects if o not in own and o.parent not in own and o not in shapes]
     if others:
         return stage
     prefs = preferences(context)

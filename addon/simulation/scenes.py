@@ -388,6 +388,7 @@ def build_rigid_world(
     if settings.sleep_speed > 0:
         world.enable_sleeping(settings.sleep_speed, frames=max(1, round(0.5 * settings.fps)))
     _add_environment(world, colliders, settings)
+    world.separate()  # bodies resting on the ground or on each other start there, not with a jump
     return world, samples, offsets
 
 

@@ -178,18 +178,23 @@ class World:
         return float(np.max(length / d["rest"][stiff]) - 1.0)
 
     def snapshot(self) -> tuple:
-        """The state a frame changes (positions, velocities, clock, cluster rotations), for ``restore``."""
+        """The state a frame changes (positions, velocities, clock, cluster rotations, who is asleep),
+        for ``restore``."""
         clusters = self._clusters
         rotations = None if clusters is None else (clusters["quaternions"].copy(), clusters["warm"].copy())
-        return self._x.copy(), self._v.copy(), self.time, self.frame, rotations
+        sleep = None if self._sleep is None else (self._sleep["calm"].copy(), self._sleep["asleep"].copy())
+        return self._x.copy(), self._v.copy(), self.time, self.frame, rotations, self._w.copy(), sleep
 
     def restore(self, state: tuple) -> None:
         """Go back to a ``snapshot`` (e.g. to redo a frame with more substeps)."""
-        x, v, time, frame, rotations = state
+        x, v, time, frame, rotations, weights, sleep = state
         self._x, self._v, self.time, self.frame = x.copy(), v.copy(), time, frame
+        self._w = weights.copy()
         if rotations is not None and self._clusters is not None:
             self._clusters["quaternions"] = rotations[0].copy()
             self._clusters["warm"] = rotations[1].copy()
+        if sleep is not None and self._sleep is not None:
+            self._sleep["calm"], self._sleep["asleep"] = sleep[0].copy(), sleep[1].copy()
 
     def kinetic_energy(self) -> float:
         mass = np.where(self._w > 0, 1.0 / np.maximum(self._w, _TINY), 0.0)
@@ -318,6 +323,24 @@ class World:
             if labels.shape != (len(self._x),) or labels.dtype.kind not in "iu":
                 raise SimulationError(f"collision groups must be {len(self._x)} integer labels")
             self._collision_groups = labels.astype(np.int64)
+
+    def separate(self, iterations: int = 10) -> None:
+        """Push apart what starts overlapping (particles inside the ground, a collider or another body)
+        by moving positions only: a box placed on the floor starts a particle radius up instead of
+        being launched by a velocity-making correction in its first substep."""
+        x = self._x.copy()
+        free = self._w > 0
+        self._prepare_colliders(x, np.zeros_like(x), 1e-3)
+        pairs = self._particle_pairs(x, 0.25 * self.particle_radius) if self._collide_particles else None
+        with np.errstate(all="ignore"):
+            for _ in range(iterations):
+                start = x.copy()
+                self._solve_particle_pairs(x, pairs, start)
+                self._solve_contacts(x, start, free)
+                self._solve_shapes(x, iterations)
+        if not np.all(np.isfinite(x)):
+            raise SimulationError("separating the starting overlaps produced NaN; check the input meshes")
+        self._x = x
 
     def enable_sleeping(self, speed: float = 0.05, frames: int = 12) -> None:
         """Shape-matched bodies (disjoint clusters) that stay slower than ``speed`` (m/s) for ``frames``

@@ -73,7 +73,8 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
 
     chain_points: StringProperty(
         name="Foci",
-        description="Focus points 'x y z; x y z; ...' (one more than mirrors), used without a selection",
+        description="Focus points 'x y z; x y z; ...' from the 3D cursor (one more than mirrors), used "
+        "without a selection",
         default="-1 0 0; 0 0 0; 0.3 0 0.4; 1 0 0",
     )
     chain_kinds: StringProperty(
@@ -109,7 +110,7 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
         points = (
             np.array([tuple(o.matrix_world.translation) for o in selected])
             if selected
-            else _parse_points(self.chain_points)
+            else _parse_points(self.chain_points) + np.array(context.scene.cursor.location, dtype=np.float64)
         )
         kinds = _parse_words(self.chain_kinds, len(points) - 1, "Kinds", ("concave", "convex"))
         minor = _parse_numbers(self.chain_minor_axes, len(points) - 1, "Minor Axes")
@@ -168,10 +169,14 @@ class PROCANIM_OT_add_fresnel_reflector(
                 raise OpticsError(f"Surface 'Active Mesh': {support.name!r} has no faces")
         collection = writers.new_instance(context, MIRROR_COLLECTION)
         first, second = self.foci(context, collection, exclude=support)
+        new_foci = first.name in collection.objects and second.name in collection.objects
+        plate_point = np.array(tuple(self.plate_point), dtype=np.float64)
+        if new_foci:  # typed foci are placed from the cursor: the plate goes with them
+            plate_point = plate_point + np.array(context.scene.cursor.location, dtype=np.float64)
         values = {
             "mirror_type": "FRESNEL",
             "support_object": support,
-            "plate_point": tuple(self.plate_point),
+            "plate_point": tuple(plate_point),
             "plate_normal": tuple(self.plate_normal),
             "plate_radius": self.plate_radius,
             "zones": self.zones,

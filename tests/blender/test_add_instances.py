@@ -226,3 +226,29 @@ def test_a_bouncing_pattern_brings_the_floor_it_bounces_on_even_into_a_users_sce
     assert any(o.name.startswith("Floor") for o in instance.objects)
     _add("juggle", {"siteswap": "3", "loops": 1})
     assert len([o for o in bpy.data.objects if o.name.startswith("Floor")]) == 1
+
+
+def _world_vertices(obj):
+    co = np.empty(3 * len(obj.data.vertices), dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    matrix = np.array(obj.matrix_world, dtype=np.float64)
+    return co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+@pytest.mark.parametrize(
+    ("operator", "options"),
+    [
+        ("add_ellipsoid_mirror", {"resolution": 6}),
+        ("add_fresnel_reflector", {"zones": 6}),
+        ("add_mirror_chain", {"resolution": 6}),
+    ],
+)
+def test_mirrors_are_added_from_the_3d_cursor(operator, options):
+    _add(operator, options)
+    at_origin = _world_vertices(bpy.context.active_object)
+    cursor = np.array([1.5, -2.0, 0.25])
+    bpy.context.scene.cursor.location = cursor
+    _add(operator, options)
+    at_cursor = _world_vertices(bpy.context.active_object)
+    assert at_cursor.shape == at_origin.shape
+    np.testing.assert_allclose(at_cursor, at_origin + cursor, atol=2e-5)

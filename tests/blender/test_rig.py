@@ -289,6 +289,9 @@ def test_generated_rigify_character_juggles_clubs_in_its_palms(ext):
     assert bpy.ops.procanim.juggle(siteswap="3", prop_type="club", loops=1, target_rig=obj.name) == {
         "FINISHED"
     }
+    # Nothing in the scene but the character (and its widgets): the loop becomes the frame range.
+    assert bpy.context.scene.frame_end - bpy.context.scene.frame_start < 100
+    assert "Floor" in bpy.data.objects
     clubs = [bpy.data.objects[f"Club {i}"] for i in (1, 2, 3)]
     bpy.context.scene.procanim.juggling.prop_type = "club"  # the plan takes the sidebar's settings
     pattern, times = _plan(ext, rig, "3")
