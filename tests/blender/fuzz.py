@@ -471,6 +471,8 @@ def run_case(bpy, operator: str, arguments: dict) -> dict:
         difference = state_difference(before, scene_state(bpy))
         if difference:
             failure = "refused but changed the scene: " + difference
+    if failure is not None and len(failure) > 500:
+        failure = failure[:400] + " ... " + failure[-80:]
     return {"outcome": outcome, "message": message[:300], "failure": failure, "seconds": round(seconds, 3)}
 
 
