@@ -166,20 +166,61 @@ def fuzzable_properties(rna) -> list:
 FIXED_ARGUMENTS = {"export_render": {"engine": "WORKBENCH"}}
 
 
+def systematic_value(prop, round_: int):
+    """The ``round_``-th extreme of a property, in the order most likely to break something: NaN, +-inf
+    and the limits for numbers, then garbage for text; None once the list is used up."""
+    length = getattr(prop, "array_length", 0)
+    if prop.type == "FLOAT":
+        extremes = (math.nan, math.inf, -math.inf, prop.hard_max, prop.hard_min, 0.0, 1e-9, 1e9)
+        if round_ >= len(extremes):
+            return None
+        value = extremes[round_]
+        if length:  # the extreme in one component of an otherwise default vector
+            vector = list(prop.default_array)
+            vector[round_ % length] = value
+            return vector
+        return value
+    if prop.type == "INT":
+        extremes = (prop.hard_max, prop.hard_min, 0, -1, INT_MAX, INT_MIN)
+        if round_ >= len(extremes):
+            return None
+        value = int(min(max(extremes[round_], INT_MIN), INT_MAX))
+        return [value] * length if length else value
+    if prop.type == "STRING":
+        pool = GARBAGE_PATHS if prop.subtype in ("FILE_PATH", "DIR_PATH", "FILE_NAME") else GARBAGE_TEXT
+        return pool[round_] if round_ < len(pool) else None
+    if prop.type == "ENUM":
+        items = [item.identifier for item in prop.enum_items]
+        if prop.is_enum_flag or round_ >= len(items):
+            return None
+        return items[round_]
+    if prop.type == "BOOLEAN" and round_ < 2:
+        return [bool(round_)] * length if length else bool(round_)
+    return None
+
+
 def generate_arguments(rna, rng: random.Random, case: int) -> dict:
-    """Case 0 is the defaults; then mostly one or two hostile properties, sometimes all of them."""
+    """Case 0 is the defaults. Then each case takes the next property in turn and gives it its next
+    extreme (NaN, infinities, limits, garbage: see ``systematic_value``), so a short run already puts
+    NaN and the hard limits into every property; with it, often, one or two more random hostile
+    properties, and sometimes every property at once."""
     fixed = FIXED_ARGUMENTS.get(rna.identifier.split("_OT_")[-1].lower(), {})
     props = [p for p in fuzzable_properties(rna) if p.identifier not in fixed]
     if case == 0 or not props:
         return dict(fixed)
-    roll = rng.random()
-    count = len(props) if roll < 0.12 else (1 if roll < 0.7 else min(len(props), rng.randint(2, 3)))
-    chosen = rng.sample(props, count)
+    primary = props[(case - 1) % len(props)]
     arguments = {}
-    for prop in chosen:
-        value = property_value(prop, rng)
-        if value is not None:
-            arguments[prop.identifier] = value
+    value = systematic_value(primary, (case - 1) // len(props))
+    if value is not None:
+        arguments[primary.identifier] = value
+    roll = rng.random()
+    extra = len(props) if roll < 0.1 else (0 if roll < 0.5 and value is not None else rng.randint(1, 2))
+    for prop in rng.sample(props, min(extra, len(props))):
+        if prop.identifier in arguments:
+            continue
+        random_value = property_value(prop, rng)
+        if random_value is not None:
+            arguments[prop.identifier] = random_value
     return {**arguments, **fixed}
 
 
