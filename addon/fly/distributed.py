@@ -49,7 +49,7 @@ def connect(scheduler: str | None = None, workers: int | None = None):
     if workers is None or int(workers) < 1:
         raise FlyError(f"A local Dask cluster needs at least one worker, got {workers}")
     cluster = distributed.LocalCluster(
-        n_workers=int(workers), threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=int(workers), threads_per_worker=1, processes=True, dashboard_address=":0"
     )
     return distributed.Client(cluster)
 
