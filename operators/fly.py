@@ -627,7 +627,7 @@ def add_follow_camera(
     collection = body.users_collection[0]
     camera = writers.new_object("Fly Camera", bpy.data.cameras.new("Fly Camera"), collection)
     camera[PART_KEY] = "camera"
-    camera.data.lens = 50.0
+    camera.data.lens = 50.0 if scale >= 1.0 else 120.0  # a real-size fly fills more of the frame
     camera.data.clip_start = 0.005 * scale
     camera.location = np.array((0.18, -0.32, 0.1)) * scale
     follow = camera.constraints.new("COPY_LOCATION")
