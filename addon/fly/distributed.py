@@ -83,7 +83,10 @@ def dask_evaluator(client, chunks: int | None = None) -> Callable:
     def evaluate(genomes: np.ndarray, config, target) -> np.ndarray:
         count = chunks or max(1, len(client.scheduler_info().get("workers", {})))
         parts = [part for part in np.array_split(genomes, min(count, len(genomes))) if len(part)]
-        futures = client.map(evaluate_genomes, parts, config=config, target=target, pure=False)
+        # settings and target go positionally, one per chunk: large keyword arrays would be shared
+        # under their argument's name across generations
+        count = len(parts)
+        futures = client.map(evaluate_genomes, parts, [config] * count, [target] * count, pure=False)
         return np.concatenate(client.gather(futures))
 
     return evaluate
