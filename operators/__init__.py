@@ -4,7 +4,7 @@ Every module here exports ``classes`` and may define ``add_cli(subparsers)`` (he
 and ``register()`` / ``unregister()`` for handlers it owns.
 """
 
-from . import dancer, fly, ik, jml, juggling, mirrors, presets, render, rig, simulation
+from . import dancer, fly, ik, jml, juggling, mirrors, portable, presets, render, rig, simulation
 
 # Order of the subcommands in --help and of the operators' registration.
 MODULES = (
@@ -16,6 +16,7 @@ MODULES = (
     dancer,
     fly,
     presets,
+    portable,
     render,
     rig,
 )

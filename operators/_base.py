@@ -88,6 +88,20 @@ class BakeOperator(ProcAnimOperator):
 
     #: Seconds of computation per UI timer tick, so the interface stays responsive.
     _slice_seconds = 0.08
+    #: Whether the redo panel (F9, Adjust Last Operation) may re-run this with new values. Long bakes
+    #: say no: a redo runs ``execute``, blocking the interface for the whole bake on every change.
+    redo_reruns = False
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        if not self.redo_reruns:
+            layout.label(text=f"{self.bl_label} is not re-run from here (it can take long)", icon="INFO")
+            layout.label(text="Change its settings in the sidebar and run it again")
+            return
+        layout.use_property_split = True
+        for prop in self.bl_rna.properties:
+            if prop.identifier != "rna_type" and not prop.is_hidden:
+                layout.prop(self, prop.identifier)
 
     def run(self, context: bpy.types.Context) -> set[str]:
         steps = self.bake(context)

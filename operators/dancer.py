@@ -31,6 +31,7 @@ from ..addon.dancer import (
 )
 from ..addon.dancer.rig import body_mesh, pose_basis, skeleton
 from ..addon.plotting import line_plot_png
+from . import rig as rig_targets
 from . import writers
 from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, CliError, call_operator
@@ -84,6 +85,12 @@ class DancerBakeProperties:
 
     experiment: EnumProperty(name="Experiment", description="What the dancer does", items=EXPERIMENT_ITEMS,
                              default="SEQUENCE")
+    target_rig: StringProperty(
+        name="Rig",
+        description="Your character's armature (Rigify, Mixamo, Unreal or any rig with a bone map) to dance "
+        "on: a dancer of its height is simulated and retargeted onto it. Empty: the active dancer, or the "
+        "active armature when it is not a dancer",
+        default="")
     position: EnumProperty(name="Position", description="Ballet position the dancer starts in",
                            items=POSITION_ITEMS, default="FIRST_POSITION")
     sequence: StringProperty(
@@ -268,15 +275,27 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
     def poll(cls, context: bpy.types.Context) -> bool:
         if dancer_unavailable(cls):
             return False
-        if not is_dancer(context.active_object):
-            cls.poll_message_set("Select a dancer armature (Add Dancer makes one)")
+        active = context.active_object
+        if active is None or active.type != "ARMATURE":
+            cls.poll_message_set("Select a dancer (Add Dancer makes one) or your character's armature")
             return False
         return True
 
     def bake(self, context: bpy.types.Context):
         armature = context.active_object
-        body = dancer_parameters(armature)
         scene = context.scene
+        # Your own character: the target rig, or the active armature when it is not a dancer.
+        target = self.target_rig.strip() or (None if is_dancer(armature) else armature.name)
+        self._rig = None
+        if target:
+            self._rig = rig_targets.read_dancer_rig(rig_targets.armature_by_name(target), scene)
+            if self.experiment == "BALANCE":
+                raise DancerError("dancing on your own rig needs the Ballet Sequence experiment")
+            body = rig_targets.dancer_body(self._rig)
+            armature = self._rig.obj
+        else:
+            body = dancer_parameters(armature)
+        self._body = body
         self._setup = (armature.name, scene.render.fps / scene.render.fps_base, scene.frame_start)
         gains = gains_of(self)
         if self.experiment == "BALANCE":
@@ -293,6 +312,8 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
     def write(self, context: bpy.types.Context, result: Balance | Performance) -> set[str]:
         name, fps, frame_start = self._setup
         armature = bpy.data.objects[name]
+        if getattr(self, "_rig", None) is not None:
+            return self._write_rig(context, result)
         if isinstance(result, Performance):
             # The dancer remembers what it last danced (saved with the .blend).
             armature[DANCER_KEY + "_sequence"] = self._sequence_text
@@ -308,6 +329,20 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
         writers.set_frame_range(scene, int(frames[0]), int(frames[-1]))
         show_plot(write_plot(plot_path(), result))
         self.report(*summary(result))
+        return {"FINISHED"}
+
+
+    def _write_rig(self, context: bpy.types.Context, result: Performance) -> set[str]:
+        _, fps, frame_start = self._setup
+        times = result.times
+        frame_count = int(np.floor(times[-1] * fps + 1e-9)) + 1
+        frames = frame_start + np.arange(frame_count)
+        samples = np.minimum(np.round(np.arange(frame_count) / fps / SAMPLE_DT).astype(int), len(times) - 1)
+        rig_targets.retarget_dancer(self._rig, result, build_body(**self._body), frames, samples)
+        writers.set_frame_range(context.scene, int(frames[0]), int(frames[-1]))
+        show_plot(write_plot(plot_path(), result))
+        level, message = summary(result)
+        self.report(level, f"{self._rig.obj.name}: {message}")
         return {"FINISHED"}
 
 
@@ -535,6 +570,8 @@ def add_cli(subparsers) -> None:
                    help="also run the balance test with both strategies and plot them (Fig. 4) here")
     p.add_argument("--fps", type=int, help="scene frame rate to bake at (fewer frames render faster)")
     p.add_argument("--camera", action="store_true", help="add a camera, a sun and a floor for rendering")
+    p.add_argument("--rig", help="dance on your own armature instead of a new dancer: FILE.blend:OBJECT "
+                   "(a dancer of its height is simulated)")
     p.set_defaults(run=_cli_dance)
 
 
@@ -549,9 +586,20 @@ def _cli_dance(args, context) -> None:
         if not 1 <= args.fps <= 240:
             raise CliError(f"dance: --fps must be between 1 and 240, got {args.fps}")
         context.scene.render.fps, context.scene.render.fps_base = args.fps, 1.0
-    call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
+    rig = None
+    if args.rig:
+        if args.experiment != "sequence":
+            raise CliError("dance: --rig needs the ballet sequence (--experiment sequence)")
+        names = rig_targets.load_cli_rigs(args.rig)
+        if len(names) != 1:
+            raise CliError(f"dance: --rig takes one armature, got {len(names)}")
+        rig = bpy.data.objects[names[0]]
+        writers.select_only(context, [rig], rig)
+    else:
+        call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
     call_operator("procanim.bake_balance", experiment=args.experiment.upper(), sequence=args.sequence,
-                  strategy=args.strategy.upper(), balance_duration=args.duration)
+                  strategy=args.strategy.upper(), balance_duration=args.duration,
+                  target_rig=rig.name if rig is not None else "")
     image = bpy.data.images.get(PLOT_IMAGE)
     if args.plot is not None and image is not None:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
@@ -567,13 +615,14 @@ def _cli_dance(args, context) -> None:
         print(f"procanim: wrote {args.compare} (COP settles {runs['cop'].settle_time:.2f} s, "
               f"COM {runs['com'].settle_time:.2f} s)")
     if args.camera:
-        armature = next(obj for obj in context.scene.objects if is_dancer(obj))
+        armature = rig or next(obj for obj in context.scene.objects if is_dancer(obj))
         scene = context.scene
         has_floor = any(obj.name.startswith("Dancer Floor") for obj in scene.objects)
         has_light = any(obj.type == "LIGHT" for obj in scene.objects)
         full = writers.Stage(camera=scene.camera is None, light=not has_light, floor=not has_floor,
                              frame_range=False)
-        add_stage(context.scene, armature, args.height, full)
+        height = args.height if rig is None else rig_targets.read_dancer_rig(rig, scene).measure.height
+        add_stage(context.scene, armature, height, full)
 
 
 def add_stage(

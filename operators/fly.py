@@ -7,6 +7,7 @@ shipped in ``presets/fly/hover.npz``.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from ..addon.plotting import line_plot_png
 from . import paths, writers
 from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, CliError, call_operator
+from .preferences import preferences
 
 SHIPPED_GENOME = Path(__file__).resolve().parent.parent / "presets" / "fly" / "hover.npz"
 SHIPPED_STEERING_GENOME = SHIPPED_GENOME.with_name("steer.npz")
@@ -36,6 +38,7 @@ WING_MATERIAL = "Fly Wing Veined"
 MIN_KEY_SPACING = 0.011  # frames: Blender treats keys within 0.01 frame of each other as one
 COLLECTION = "Fly"
 PART_KEY = "procanim_fly_part"
+DEFAULT_OUTPUT = "//fly_trained.npz"
 CURVE_IMAGE = "ProcAnim Fly Training"
 # 4.5+ warns on "//" paths unless the property says it takes blend-relative paths; 4.2 has no such flag
 PATH_OPTIONS = paths.BLEND_RELATIVE
@@ -190,7 +193,7 @@ class FlyTrainingProperties:
         name="Save To",
         description="Where the trained genome is written (.npz); "
         "// is next to the .blend, or the temporary folder when unsaved",
-        default="//fly_trained.npz",
+        default=DEFAULT_OUTPUT,
         subtype="FILE_PATH",
         options=PATH_OPTIONS,
     )
@@ -235,10 +238,15 @@ class FlyBakeProperties:
 
 
 def resolve_output(path: str, default_name: str) -> Path:
-    """The trained genome's file; '//' without a saved .blend means Blender's temporary folder."""
-    return paths.output_file(
-        path or "//" + default_name, "Genome output", ".npz", unsaved_fallback=paths.temporary_folder()
-    )
+    """The trained genome's file; '//' without a saved .blend means Blender's temporary folder.
+
+    Left empty or at its default, it goes to the preferences' genome folder.
+    """
+    if not path or path == DEFAULT_OUTPUT:
+        prefs = preferences()
+        folder = (prefs.genome_directory if prefs is not None else "") or "//"
+        path = os.path.join(folder, default_name) if folder != "//" else "//" + default_name
+    return paths.output_file(path, "Genome output", ".npz", unsaved_fallback=paths.temporary_folder())
 
 
 def genome_file(path: str, steering: bool = False) -> Path:

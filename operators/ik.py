@@ -21,6 +21,7 @@ from mathutils import Matrix, Vector
 from ..addon.errors import ProcAnimError
 from ..addon.geometry import closest_points_on_segments
 from ..addon.kinematics import Chain, Solver, TrackResult, track
+from . import rig as rig_targets
 from . import writers
 from ._base import BakeOperator, ProcAnimOperator
 from .cli import COMMON, call_operator
@@ -504,6 +505,13 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
         min=0,
         max=255,
     )
+    limb: EnumProperty(
+        name="Limb",
+        description="Pick the chain by its role in the armature's bone map (Rigify, Mixamo, Unreal, ...) "
+        "instead of a tip bone",
+        items=rig_targets.LIMB_ITEMS,
+        default="NONE",
+    )
     target: StringProperty(name="Target", description="Object the chain's tip reaches for (by name)")
     direction_target: StringProperty(
         name="Direction", description="Optional object whose Z axis the last bone points along (by name)"
@@ -533,12 +541,15 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
         stored = armature.procanim.ik if armature.procanim.ik.tip_bone else None
 
         tip_bone = self.tip_bone or (stored.tip_bone if stored else "")
+        limb_length = None
+        if self.limb != "NONE":
+            tip_bone, limb_length = rig_targets.limb_chain(armature, self.limb)
         if not tip_bone:
             active = armature.data.bones.active
             if active is None:
                 raise IKError(f"armature {armature.name!r}: choose a tip bone (none stored, none active)")
             tip_bone = active.name
-        length = self._setting(stored, "chain_length")
+        length = limb_length or self._setting(stored, "chain_length")
         bone_chain = chain_from_bones(armature, tip_bone, length)
 
         if self.target:

@@ -141,8 +141,12 @@ class PROCANIM_OT_pick_jml_entry(ProcAnimOperator, bpy.types.Operator):
     """Use this line of the imported pattern list in the Juggling sidebar (press Add to animate it)"""
 
     bl_idname = "procanim.pick_jml_entry"
-    bl_label = "Use Pattern"
-    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
+    bl_label = "Use Imported Pattern"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return _has_entries(cls, context)
 
     index: IntProperty(
         name="Index", description="Line of the imported list (0 is the first)", default=0, min=0
@@ -163,7 +167,11 @@ class PROCANIM_OT_clear_jml(ProcAnimOperator, bpy.types.Operator):
 
     bl_idname = "procanim.clear_jml"
     bl_label = "Clear Imported JML"
-    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return _has_entries(cls, context)
 
     def run(self, context: bpy.types.Context) -> set[str]:
         settings = context.scene.procanim.juggling
@@ -171,6 +179,14 @@ class PROCANIM_OT_clear_jml(ProcAnimOperator, bpy.types.Operator):
         settings.jml_source = ""
         settings.jml_file = ""
         return {"FINISHED"}
+
+
+def _has_entries(cls, context: bpy.types.Context) -> bool:
+    settings = getattr(getattr(context.scene, "procanim", None), "juggling", None)
+    if settings is None or not (settings.jml_entries or settings.jml_source):
+        cls.poll_message_set("Import a Juggling Lab file first (File > Import > Juggling Lab Pattern)")
+        return False
+    return True
 
 
 def use_entry(settings, context=None) -> None:

@@ -21,10 +21,13 @@ from ..addon.juggling.body import (
     rest_skeleton,
     yaw_matrix,
 )
+from ..addon.juggling.body_motion import BodyMotion
 from ..addon.juggling.meshes import limb, prop_mesh, sphere
 from ..addon.juggling.model import LEFT, RIGHT
 from ..addon.juggling.parameters import is_config, parse_config, plan_config
 from ..addon.quaternions import continuous as continuous_quaternions
+from ..addon.quaternions import from_matrix as quaternion_from_matrix
+from ..addon.quaternions import to_matrix as quaternion_to_matrix
 from . import rig as rig_targets
 from . import writers
 from ._base import BakeOperator
@@ -170,6 +173,15 @@ def juggling_properties() -> dict:
             "Empty: ProcAnim's own figures",
             default="",
         ),
+        "max_hand_acceleration": FloatProperty(
+            name="Hand Acceleration Bound",
+            description="Hand strokes that need more acceleration than this are reported (a human hand "
+            "juggles comfortably within about 4 g)",
+            default=4 * 9.81,
+            min=1.0,
+            max=1000.0,
+            unit="ACCELERATION",
+        ),
         "jml_source": StringProperty(
             name="JML Pattern",
             description="A full Juggling Lab (JML) pattern to animate instead of the siteswap; set by "
@@ -192,6 +204,7 @@ def planning_options(settings) -> dict:
         "bounce_frac": settings.restitution if energy else 0.9,
         "restitution": None if energy else settings.restitution,
         "squeeze_beats": settings.squeeze_beats,
+        "max_hand_acceleration": settings.max_hand_acceleration,
         "dwell_paths": settings.dwell_path,
     }
 
@@ -223,10 +236,24 @@ class JuggleBake:
     prop_rotation_slopes: np.ndarray | None
     arm_points: list[tuple[np.ndarray, ...]]  # per offset (0, +h, -h): shoulders, elbows, hands (J, 2, T, 3)
     frames_per_loop: int
+    #: Per offset (0, +h, -h): torso transforms (J, T, 4, 4) and the body motion (knees, head).
+    body: list[tuple[np.ndarray, BodyMotion]] = field(default_factory=list)
     #: The user's rigs that juggle instead of ProcAnim's figures, and where the plan goes in the world.
     rigs: list[rig_targets.Rig] = field(default_factory=list)
     placement: np.ndarray | None = None  # 4x4: pattern metres -> world
     rig_moves: list[np.ndarray] = field(default_factory=list)  # new matrix_world per rig
+
+
+def _joined_body(chunks: list[tuple[np.ndarray, BodyMotion]]) -> tuple[np.ndarray, BodyMotion]:
+    """One offset's torso transforms and body motion, chunks joined along time."""
+    motions = [m for _, m in chunks]
+    joined = BodyMotion(
+        **{
+            name: np.concatenate([getattr(m, name) for m in motions], axis=1)
+            for name in ("hip_drop", "torso", "head", "thigh", "shin")
+        }
+    )
+    return np.concatenate([t for t, _ in chunks], axis=1), joined
 
 
 def _aligned(q: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -236,6 +263,8 @@ def _aligned(q: np.ndarray, reference: np.ndarray) -> np.ndarray:
 class JuggleBaker(BakeOperator):
     """Plans the operator's pattern, samples it and writes the scene; shared by procanim.juggle and
     procanim.import_jml (a registered operator class cannot be subclassed by another)."""
+
+    redo_reruns = True  # a pattern is keyed in well under a second: F9 re-runs it with new values
 
     def plan(self, fps: float, **extra) -> Pattern:
         return plan_settings(self, frame_rate=fps, **extra)
@@ -253,8 +282,11 @@ class JuggleBaker(BakeOperator):
         yield 0.0, "planning"
         pattern = self.plan(fps, **rig_targets.planning_body(rigs))
         placement, rig_moves = rig_targets.place_rigs(rigs, pattern) if rigs else (None, [])
+        if rigs:
+            self._stage = rig_targets.stage_around(context, rigs, self._stage)
         frames_per_loop = round(pattern.loop_duration * fps)
-        channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 16
+        # Per juggler: two arms (4 quaternions), hips location, spine, head and four leg bones.
+        channels = pattern.num_props * (3 if pattern.prop_type == "ball" else 7) + pattern.num_jugglers * 43
         keys = channels * (frames_per_loop * self.loops + 1)
         if keys > MAX_KEYS:
             raise ProcAnimError(
@@ -266,6 +298,7 @@ class JuggleBaker(BakeOperator):
         spins = pattern.prop_type != "ball"
         positions, slopes, rotations, rotation_slopes = [], [], [], []
         arms: list[list[tuple[np.ndarray, ...]]] = [[], [], []]
+        bodies: list[list[tuple[np.ndarray, BodyMotion]]] = [[], [], []]
         for start in range(0, len(times), _CHUNK):
             t = times[start : start + _CHUNK]
             positions.append(pattern.prop_positions(t))
@@ -286,6 +319,8 @@ class JuggleBaker(BakeOperator):
                         pattern.hand_positions(t + shift),
                     )
                 )
+                motion = pattern.body_motion(t + shift)
+                bodies[slot].append((pattern.torso_transforms(t + shift, motion), motion))
             yield min(0.95, 0.1 + 0.85 * (start + len(t)) / len(times)), "sampling"
 
         def joined(chunks: list[np.ndarray]) -> np.ndarray | None:
@@ -315,6 +350,7 @@ class JuggleBaker(BakeOperator):
             prop_rotation_slopes=rotation_slopes_all,
             arm_points=arm_points,
             frames_per_loop=frames_per_loop,
+            body=[_joined_body(slot) for slot in bodies if slot],
             rigs=rigs,
             placement=placement,
             rig_moves=rig_moves,
@@ -331,8 +367,12 @@ class JuggleBaker(BakeOperator):
             warnings = rig_targets.juggle_rigs(result, self.chicken_wing)
         else:
             materials = _body_materials()
-            for juggler in range(pattern.num_jugglers):
+            arms = [
                 _write_juggler(context, collection, result, juggler, materials, interpolation)
+                for juggler in range(pattern.num_jugglers)
+            ]
+            if stage.camera and len(arms) > 1:
+                _add_view_cameras(context, collection, arms, pattern)
         _write_props(collection, result, interpolation)
         if self.floor and stage.floor:
             _add_floor(collection, pattern, result.placement)
@@ -364,6 +404,8 @@ class JuggleBaker(BakeOperator):
         )
         if pattern.reach_warning and not result.rigs:
             warnings.append(pattern.reach_warning)
+        if pattern.acceleration_warning:
+            warnings.append(pattern.acceleration_warning)
         if warnings:
             self.report({"WARNING"}, "; ".join(warnings))
         return {"FINISHED"}
@@ -408,7 +450,7 @@ def _write_juggler(
     juggler: int,
     materials: dict[str, bpy.types.Material],
     interpolation: str,
-) -> None:
+) -> bpy.types.Object:
     pattern = result.pattern
     bones = rest_skeleton(pattern.body)
     name = f"Juggler {juggler + 1}"
@@ -448,37 +490,127 @@ def _write_juggler(
 
     rotation = yaw_matrix(pattern.juggler_yaws[juggler])
     origin = pattern.juggler_origins[juggler]
+
+    def rest(name: str) -> np.ndarray:
+        return np.array(arm.data.bones[name].matrix_local.to_3x3())
+
+    def key_rotation(bone_name: str, per_offset: list[np.ndarray]) -> None:
+        q = continuous_quaternions(per_offset[0], axis=0)
+        slopes = None
+        if len(per_offset) == 3:
+            slopes = (_aligned(per_offset[1], q) - _aligned(per_offset[2], q)) / (
+                2 * _SLOPE_STEP * result.fps
+            )
+        arm.pose.bones[bone_name].rotation_mode = "QUATERNION"
+        writers.write_channels(
+            arm,
+            writers.pose_bone_path(bone_name, "rotation_quaternion"),
+            result.frames,
+            q,
+            bone_name,
+            interpolation,
+            slopes,
+        )
+
+    def basis(bone_name: str, parent_turn: np.ndarray, turn: np.ndarray) -> np.ndarray:
+        """Pose quaternions of a bone whose armature-space turn is ``turn`` under a parent turned by
+        ``parent_turn`` (both (T, 3, 3)): basis = rest^T parent^T turn rest."""
+        r = rest(bone_name)
+        return quaternion_from_matrix(r.T @ np.swapaxes(parent_turn, -1, -2) @ turn @ r)
+
+    # The arms, solved from the moving shoulders, are written in the torso's moved frame.
     for hand in (LEFT, RIGHT):
         _, upper_name, fore_name, _ = arm_bone_names(hand)
-        upper_rest = np.array(arm.data.bones[upper_name].matrix_local.to_3x3())
-        fore_rest = np.array(arm.data.bones[fore_name].matrix_local.to_3x3())
+        upper_rest, fore_rest = rest(upper_name), rest(fore_name)
         per_offset = []
-        for shoulders, elbows, hands in result.arm_points:
-            local = [(points[juggler, hand] - origin) @ rotation for points in (shoulders, elbows, hands)]
+        for (shoulders, elbows, hands), (torso, _) in zip(result.arm_points, result.body, strict=True):
+            inverse = np.linalg.inv(torso[juggler])  # (T, 4, 4)
+            local = []
+            for points in (shoulders, elbows, hands):
+                p = (points[juggler, hand] - origin) @ rotation
+                local.append(np.einsum("tij,tj->ti", inverse[:, :3, :3], p) + inverse[:, :3, 3])
             per_offset.append(arm_pose_quaternions(*local, upper_rest, fore_rest))
         for which, bone_name in ((0, upper_name), (1, fore_name)):
-            q = per_offset[0][which]
-            slopes = None
-            if len(per_offset) == 3:
-                q_plus = _aligned(per_offset[1][which], q)
-                q_minus = _aligned(per_offset[2][which], q)
-                slopes = (q_plus - q_minus) / (2 * _SLOPE_STEP * result.fps)
-            arm.pose.bones[bone_name].rotation_mode = "QUATERNION"
-            writers.write_channels(
-                arm,
-                writers.pose_bone_path(bone_name, "rotation_quaternion"),
-                result.frames,
-                q,
-                bone_name,
-                interpolation,
-                slopes,
+            key_rotation(bone_name, [q[which] for q in per_offset])
+
+    # Knee dip, torso sway and twist, head tracking, legs that keep the feet down.
+    still = np.broadcast_to(np.eye(3), (len(result.frames), 3, 3))
+    hips_rest = rest("hips")
+    drops = [motion.hip_drop[juggler] for _, motion in result.body]
+    lowered = [np.outer(-d, [0.0, 0.0, 1.0]) @ hips_rest for d in drops]  # armature -> bone space
+    slopes = (lowered[1] - lowered[2]) / (2 * _SLOPE_STEP * result.fps) if len(lowered) == 3 else None
+    writers.write_channels(
+        arm,
+        writers.pose_bone_path("hips", "location"),
+        result.frames,
+        lowered[0],
+        "hips",
+        interpolation,
+        slopes,
+    )
+    spine, head, legs = [], [], {}
+    for torso, motion in result.body:
+        turn = torso[juggler, :, :3, :3]
+        spine.append(basis("spine", still, turn))
+        head.append(basis("head", turn, turn @ quaternion_to_matrix(motion.head[juggler])))
+        for side in ("L", "R"):
+            thigh_turn = _pitch(-motion.thigh[juggler])
+            legs.setdefault(f"thigh.{side}", []).append(basis(f"thigh.{side}", still, thigh_turn))
+            legs.setdefault(f"shin.{side}", []).append(
+                basis(f"shin.{side}", thigh_turn, _pitch(motion.shin[juggler]))
             )
+    key_rotation("spine", spine)
+    key_rotation("head", head)
+    for name, per_offset in legs.items():
+        key_rotation(name, per_offset)
+    return arm
+
+
+#: Where a juggler's eyes are: ahead of and above the neck's top (armature space, metres), and how far
+#: above level they look (the props fly up).
+_EYE = (0.0, -0.10, 0.13)
+_EYE_TILT = math.radians(10.0)
+
+
+def _add_view_cameras(
+    context: bpy.types.Context, collection: bpy.types.Collection, arms: list, pattern: Pattern
+) -> None:
+    """One camera per juggler of a passing pattern, on the head bone: that juggler's point of view."""
+    context.view_layer.update()
+    forward = np.array([0.0, -math.cos(_EYE_TILT), math.sin(_EYE_TILT)])
+    right = np.array([-1.0, 0.0, 0.0])
+    up = np.cross(right, forward)
+    look = Matrix(np.column_stack([right, up, -forward]).tolist()).to_4x4()
+    for number, arm in enumerate(arms, start=1):
+        name = f"Juggler {number} View"
+        data = bpy.data.cameras.new(name)
+        data.lens = 18.0
+        camera = writers.new_object(name, data, collection)
+        camera.parent = arm
+        camera.parent_type = "BONE"
+        camera.parent_bone = "head"
+        eye = Matrix.Translation((_EYE[0], _EYE[1], pattern.body.neck_height + _EYE[2]))
+        context.view_layer.update()
+        camera.matrix_world = arm.matrix_world @ eye @ look
+
+
+def _pitch(angles: np.ndarray) -> np.ndarray:
+    """Rotations (T, 3, 3) about the juggler's +X axis (positive tips -Y forward down)."""
+    c, s = np.cos(angles), np.sin(angles)
+    out = np.zeros((len(angles), 3, 3))
+    out[:, 0, 0] = 1.0
+    out[:, 1, 1], out[:, 1, 2] = c, -s
+    out[:, 2, 1], out[:, 2, 2] = s, c
+    return out
 
 
 def _write_props(collection: bpy.types.Collection, result: JuggleBake, interpolation: str) -> None:
     pattern = result.pattern
     positions, slopes, rotations, rotation_slopes = (
-        result.prop_positions, result.prop_slopes, result.prop_rotations, result.prop_rotation_slopes
+        result.prop_positions,
+        result.prop_slopes,
+        result.prop_rotations,
+        result.prop_rotation_slopes,
     )
     scale = 1.0
     if result.placement is not None:
@@ -579,6 +711,11 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument("--squeeze-beats", type=float, default=0.4, help="squeeze catch spread in beats")
     parser.add_argument("--no-floor", action="store_true", help="leave out the floor plane")
+    parser.add_argument(
+        "--rig",
+        help="juggle with your own armature instead of ProcAnim's figure: FILE.blend:OBJECT "
+        "(comma-separated, one per juggler, for passing patterns)",
+    )
     parser.add_argument("--jml", type=Path, help="import this Juggling Lab .jml file instead of --siteswap")
     parser.add_argument("--jml-entry", type=int, default=1, help="which pattern of a .jml list (default 1)")
     parser.add_argument("--export-jml", type=Path, help="also save the pattern as a Juggling Lab .jml file")
@@ -587,6 +724,8 @@ def add_cli(subparsers) -> None:
 
 def _cli_juggle(args, context) -> None:
     jml_options = {"filepath": str(args.jml), "entry": args.jml_entry} if args.jml else {}
+    if args.rig:
+        jml_options["target_rig"] = ", ".join(rig_targets.load_cli_rigs(args.rig))
     call_operator(
         "procanim.import_jml" if args.jml else "procanim.juggle",
         **jml_options,

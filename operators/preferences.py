@@ -11,7 +11,7 @@ import bpy
 # The extension's own package (``bl_ext.<repo>.procanim``): preferences are keyed by it.
 PACKAGE = __package__.rpartition(".")[0]
 DEFAULT_CACHE_DIRECTORY = "//procanim_cache"
-DEFAULT_GENOME_DIRECTORY = "//procanim_genomes"
+DEFAULT_GENOME_DIRECTORY = "//"
 
 
 def preferences(context: bpy.types.Context | None = None) -> bpy.types.AddonPreferences | None:

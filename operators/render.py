@@ -10,6 +10,7 @@ from bpy.props import EnumProperty, IntProperty, StringProperty
 from ..addon.errors import ProcAnimError
 from . import paths
 from ._base import ProcAnimOperator
+from .preferences import preferences
 
 ENGINE_ITEMS = (
     ("WORKBENCH", "Workbench", "Fast solid shading; good for previews"),
@@ -172,13 +173,18 @@ class PROCANIM_OT_export_render(RenderOptions, ProcAnimOperator, bpy.types.Opera
         return True
 
     def _configure(self, context: bpy.types.Context) -> str:
+        engine, width, height = self.engine, self.resolution_x, self.resolution_y
+        # Left unset (a script, the CLI, the menus), they come from the extension's preferences.
+        prefs = preferences(context)
+        if prefs is not None:
+            if not self.properties.is_property_set("engine"):
+                engine = prefs.render_engine
+            if not self.properties.is_property_set("resolution_x"):
+                width = prefs.resolution_x
+            if not self.properties.is_property_set("resolution_y"):
+                height = prefs.resolution_y
         return configure_render(
-            context.scene,
-            self.filepath,
-            self.engine,
-            (self.resolution_x, self.resolution_y),
-            self.file_format,
-            self.samples,
+            context.scene, self.filepath, engine, (width, height), self.file_format, self.samples
         )
 
     def run(self, context: bpy.types.Context) -> set[str]:

@@ -664,14 +664,21 @@ def add_sun(collection: bpy.types.Collection, strength: float = 3.0, name: str =
 
 
 def show_image(path, name: str) -> bpy.types.Image:
-    """Load ``path`` as the image datablock ``name``, or reload it if it exists (plots, curves)."""
+    """Load ``path`` as the image datablock ``name`` (or reload it if it exists) and pack it into the .blend
+    (plots, curves)."""
     image = bpy.data.images.get(name)
     if image is None:
         image = bpy.data.images.load(str(path))
         image.name = name
     else:
+        if image.packed_file is not None:
+            image.unpack(method="REMOVE")  # drop the old pixels; the new file is packed below
         image.filepath = str(path)
         image.reload()
+    # Packed into the .blend, so the plot travels with the file (its PNG may be in a temporary folder),
+    # and kept by a fake user: nothing else uses it, and Blender drops unused images on save.
+    image.pack()
+    image.use_fake_user = True
     if not bpy.app.background:
         image.preview_ensure()  # so the sidebar can draw it as an icon right away
     return image

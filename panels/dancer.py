@@ -14,7 +14,7 @@ from ..operators.dancer import (
     DancerBodyProperties,
     step_list_text,
 )
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 class DancerStep(bpy.types.PropertyGroup):
@@ -70,7 +70,7 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
             return
         settings = context.scene.procanim.dancer
         layout.use_property_split = True
-        layout.menu(DancerPresetMenu.bl_idname, icon="PRESET")
+        draw_presets(layout, DancerPresetMenu, "Dancer Presets")
 
         box = layout.box()
         box.label(text="Body", icon="ARMATURE_DATA")
@@ -116,6 +116,9 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
         for name in ("com_position", "com_velocity", "hip_com", "one_foot_tracking"):
             column.prop(settings, name)
 
+        row = layout.row(align=True)
+        row.prop(settings, "target_rig", icon="ARMATURE_DATA")
+        row.operator("procanim.use_active_rig", text="", icon="EYEDROPPER").settings = "dancer"
         bake = layout.operator("procanim.bake_balance", icon="RENDER_ANIMATION")
         copy_settings(settings, bake)
         if bake is not None and len(settings.steps):

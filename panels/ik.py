@@ -7,7 +7,7 @@ import bpy
 from bpy.props import IntProperty, PointerProperty, StringProperty
 
 from ..operators.ik import add_arm_properties, solver_properties
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 class IKSettings(bpy.types.PropertyGroup):
@@ -51,7 +51,7 @@ class PROCANIM_PT_ik(GeneratorPanel, bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         settings = context.scene.procanim.ik
-        layout.menu(IKPresetMenu.bl_idname, text="Presets", icon="PRESET")
+        draw_presets(layout, IKPresetMenu)
         layout.use_property_split = True
         column = layout.column(align=True)
         column.prop(settings, "bone_count")

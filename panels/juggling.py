@@ -9,7 +9,7 @@ from ..addon.errors import ProcAnimError
 from ..addon.juggling.notation import siteswap_status
 from ..operators.jml import use_entry
 from ..operators.juggling import juggling_properties, plan_settings, planning_options
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 class JugglingJmlEntry(bpy.types.PropertyGroup):
@@ -93,7 +93,7 @@ class PROCANIM_PT_juggling(GeneratorPanel, bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         settings = context.scene.procanim.juggling
-        layout.menu(JugglingPresetMenu.bl_idname, text="Presets", icon="PRESET")
+        draw_presets(layout, JugglingPresetMenu)
         if settings.jml_entries:
             box = layout.box()
             row = box.row()
@@ -158,6 +158,7 @@ class PROCANIM_PT_juggling_more(GeneratorPanel, bpy.types.Panel):
         row.prop(settings, "restitution")
         row.prop(settings, "bounce_model", text="")
         layout.prop(settings, "squeeze_beats")
+        layout.prop(settings, "max_hand_acceleration")
         layout.prop(settings, "floor")
 
 

@@ -13,6 +13,7 @@ ADD_ENTRIES = (
     ("procanim.juggle", "OUTLINER_OB_ARMATURE"),
     ("procanim.add_ik_arm", "BONE_DATA"),
     ("procanim.add_softbody_demo", "MOD_SOFT"),
+    ("procanim.add_sheet_demo", "MOD_CLOTH"),
     ("procanim.add_rigid_pile_demo", "MESH_CUBE"),
     ("procanim.add_rope", "OUTLINER_OB_CURVE"),
     ("procanim.add_ellipsoid_mirror", "MESH_UVSPHERE"),
@@ -107,8 +108,13 @@ class PROCANIM_MT_presets(bpy.types.Menu):
     def draw(self, context: bpy.types.Context) -> None:
         from . import PRESET_MENUS
 
+        layout = self.layout
         for menu in PRESET_MENUS:
-            self.layout.menu(menu.bl_idname)
+            layout.menu(menu.bl_idname)
+        layout.separator()
+        for menu in PRESET_MENUS:
+            name = menu.bl_label.removesuffix("s")
+            layout.operator("procanim.preset_add", text=f"Save {name}...", icon="ADD").kind = menu.kind
 
 
 class PROCANIM_MT_dancer_steps(bpy.types.Menu):
@@ -127,6 +133,27 @@ class PROCANIM_MT_dancer_steps(bpy.types.Menu):
             move.direction = direction
 
 
+class PROCANIM_MT_juggling_lab(bpy.types.Menu):
+    """Juggling Lab files: import, export, and the lines of an imported pattern list"""
+
+    bl_idname = "PROCANIM_MT_juggling_lab"
+    bl_label = "Juggling Lab"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.operator_context = "INVOKE_REGION_WIN"
+        layout.operator("procanim.import_jml", icon="IMPORT")
+        layout.operator("procanim.export_jml", icon="EXPORT")
+        layout.separator()
+        settings = getattr(getattr(context.scene, "procanim", None), "juggling", None)
+        entries = list(settings.jml_entries) if settings is not None else []
+        for index, entry in enumerate(entries):
+            layout.operator("procanim.pick_jml_entry", text=entry.name or f"Line {index + 1}").index = index
+        if not entries:
+            layout.operator("procanim.pick_jml_entry", text="Imported Pattern")
+        layout.operator("procanim.clear_jml", icon="X")
+
+
 class PROCANIM_MT_object(bpy.types.Menu):
     """Bake, fit, align and export with ProcAnim"""
 
@@ -142,6 +169,7 @@ class PROCANIM_MT_object(bpy.types.Menu):
             for idname, icon in section:
                 layout.operator(idname, icon=icon)
         layout.separator()
+        layout.menu(PROCANIM_MT_juggling_lab.bl_idname, icon="FILE")
         layout.menu(PROCANIM_MT_dancer_steps.bl_idname, icon="OUTLINER_OB_ARMATURE")
         layout.menu(PROCANIM_MT_presets.bl_idname, icon="PRESET")
 
@@ -190,6 +218,14 @@ def _context_menu(self, context: bpy.types.Context) -> None:
         self.layout.menu(PROCANIM_MT_context.bl_idname, icon="PHYSICS")
 
 
+def _import_menu(self, context: bpy.types.Context) -> None:
+    self.layout.operator("procanim.import_jml", text="Juggling Lab Pattern (.jml)")
+
+
+def _export_menu(self, context: bpy.types.Context) -> None:
+    self.layout.operator("procanim.export_jml", text="Juggling Lab Pattern (.jml)")
+
+
 def _edit_mesh_menu(self, context: bpy.types.Context) -> None:
     self.layout.separator()
     self.layout.menu(PROCANIM_MT_edit_mesh.bl_idname, icon="PHYSICS")
@@ -202,6 +238,8 @@ HOOKS = (
     ("VIEW3D_MT_object_context_menu", _context_menu),
     ("VIEW3D_MT_edit_mesh", _edit_mesh_menu),
     ("VIEW3D_MT_edit_mesh_context_menu", _edit_mesh_menu),
+    ("TOPBAR_MT_file_import", _import_menu),
+    ("TOPBAR_MT_file_export", _export_menu),
 )
 
 
@@ -221,6 +259,7 @@ classes = (
     PROCANIM_MT_add,
     PROCANIM_MT_presets,
     PROCANIM_MT_dancer_steps,
+    PROCANIM_MT_juggling_lab,
     PROCANIM_MT_object,
     PROCANIM_MT_context,
     PROCANIM_MT_edit_mesh,

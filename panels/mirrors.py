@@ -22,7 +22,7 @@ from ..operators.mirrors import (
     _FresnelProperties,
     recipe_changed,
 )
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 def _annotations_of(*sources: type, update=None, skip: tuple[str, ...] = ()) -> dict:
@@ -89,6 +89,12 @@ MirrorObjectSettings = type(
                 name="Focus 2",
                 description="Object whose location is the second focus; move it and the mirror follows",
             ),
+            "support_object": PointerProperty(
+                type=bpy.types.Object,
+                update=recipe_changed,
+                name="Surface Object",
+                description="Mesh object the Fresnel zones are cut on (Surface: Active Mesh)",
+            ),
             "chain_id": StringProperty(
                 name="Chain", description="Name of the mirror chain this mirror belongs to (empty: none)"
             ),
@@ -152,7 +158,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
     def draw(self, context) -> None:
         layout = self.layout
         settings = context.scene.procanim.mirrors
-        layout.menu(MirrorPresetMenu.bl_idname, icon="PRESET")
+        draw_presets(layout, MirrorPresetMenu, "Mirror Presets")
         layout.prop(settings, "use_selection")
         if not settings.use_selection or not context.selected_objects:
             column = layout.column(align=True)
@@ -178,8 +184,14 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         row = box.row()
         row.prop(settings, "draft")
         row.prop(settings, "embed_in_slab")
+        if settings.draft:
+            box.prop(settings, "risers")
+        box.prop(settings, "support")
+        if settings.support in {"SPHERE", "CYLINDER"}:
+            box.prop(settings, "support_radius")
         if settings.embed_in_slab:
             box.prop(settings, "slab_thickness")
+            box.prop(settings, "refractive_index")
         copy_settings(settings, box.operator("procanim.add_fresnel_reflector", icon="ADD"))
 
         box = layout.box()
@@ -203,7 +215,7 @@ class PROCANIM_PT_mirrors(GeneratorPanel, bpy.types.Panel):
         keys = (
             ("minor_axis", "aperture", "surface", "resolution")
             if recipe.mirror_type == "ELLIPSOID"
-            else ("plate_radius", "zones", "segments", "draft")
+            else ("plate_radius", "zones", "segments", "draft", "risers", "support", "support_radius")
         )
         for key in keys:
             box.prop(recipe, key)

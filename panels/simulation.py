@@ -7,7 +7,7 @@ import bpy
 from bpy.props import BoolProperty, FloatProperty
 
 from ..operators.simulation import _RopeProperties, _SoftBodyProperties
-from .common import GeneratorPanel, copy_settings, preset_menu
+from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
 def _annotations_of(*sources: type) -> dict:
@@ -60,13 +60,14 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         settings = context.scene.procanim.simulation
-        layout.menu(SimulationPresetMenu.bl_idname, text="Material Presets", icon="PRESET")
+        draw_presets(layout, SimulationPresetMenu, "Material Presets")
 
         start = layout.column(align=True)
         start.label(text="Start from an empty scene:")
         row = start.row(align=True)
         row.operator("procanim.add_softbody_demo", icon="MESH_ICOSPHERE")
         row.operator("procanim.add_rigid_pile_demo", icon="MESH_CUBE")
+        start.operator("procanim.add_sheet_demo", icon="MESH_GRID")
 
         solver = layout.box().column()
         solver.use_property_split = True
@@ -90,6 +91,7 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
             soft.prop(settings, "pressure")
         soft.prop(settings, "shape_stiffness")
         soft.prop(settings, "shape_regions")
+        soft.prop(settings, "self_collision")
         soft.prop(settings, "cache_mode")
         if settings.cache_mode == "PC2":
             soft.prop(settings, "cache_directory")

@@ -23,6 +23,9 @@ from .steps import DEFAULT_TURNOUT, plan
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
+AIRBORNE_FALL = 0.1
+PELVIS_LEVEL = 2.0
+TRIM_FADE = 0.7
 
 
 @dataclass
@@ -54,6 +57,7 @@ class Performance:
     contact_bodies: tuple[str, ...] = CONTACT_BODIES
     supports: list[str] = field(default_factory=list)
     joint_positions: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    key_times: list[tuple[str, float]] = field(default_factory=list)
 
     def leg_tilt(self, side: str) -> NDArray[np.float64]:
         """Degrees between the ``side`` leg (hip joint to ankle joint) and the vertical, per tick."""
@@ -108,6 +112,9 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64]) -> NDArray[
     what, side = kind.split(":")
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
+        if side == "both":
+            # Turned out, the two toes' hull reaches far forward of the balls: stay over the balls.
+            return 0.5 * (sim.data.xpos[sim.body_ids["toe.L"], :2] + sim.data.xpos[sim.body_ids["toe.R"], :2])
         return convex_hull(_contact_points(sim, toes)).mean(axis=0)
     # The middle of the supporting foot. Nearer its medial edge the supporting leg would stand
     # straighter, but there the one-foot balance fell during the retire (see issue 18's notes).
@@ -159,15 +166,19 @@ def perform_steps(
     polygons: list[NDArray[np.float64]] = []
     supports: list[str] = []
     step_times: list[tuple[str, float, float]] = []
+    key_times: list[tuple[str, float]] = []
 
     lean = np.zeros(2)
     hip_lean = np.zeros(2)
+    pelvis_trim = {"L": 0.0, "R": 0.0}
+    trim_weights = {side: sim.lean_weights({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
     meas = sim.measure()
     last_cop = meas.cop[:2].copy()
     prev_pose_vec = base.copy()
     prev_target = meas.com[:2].copy()
     carried = np.zeros(len(body.joints))
     fell, fall_time = False, float("inf")
+    airborne = 0
     tick = 0
     phase_start = 0.0
     count = 0
@@ -195,7 +206,7 @@ def perform_steps(
                 # A leg joining the stance takes the lean from here on: no jump in its targets.
                 mask = leg_mask(side)
                 joining = sim.lean_offsets(lean, leg_weights(side))
-                prev_pose_vec = np.where(mask, prev_pose_vec + carried - joining, prev_pose_vec)
+                prev_pose_vec = np.where(mask, prev_pose_vec - joining, prev_pose_vec)
                 carried = np.where(mask, 0.0, carried)
         pose_vec = prev_pose_vec.copy()
         for name, value in phase.pose.items():
@@ -204,6 +215,12 @@ def perform_steps(
         for name, value in phase.via.items():
             via_vec[sim.index[name]] = value
         if phase.keep_lean:
+            # The lifted leg comes down parallel to the supporting one as it leans now, so the
+            # foot lands on its own spot however far the pelvis has moved since it left.
+            for side in ("L", "R"):
+                if side not in stance:
+                    landing = sim.lean_offsets(lean, leg_weights(side))
+                    carried = np.where(leg_mask(side), landing, carried)
             pose_vec = pose_vec + carried
             via_vec = via_vec + carried
         phase_target = _com_target(sim, phase.target, meas.com)
@@ -235,7 +252,9 @@ def perform_steps(
             polygons.append(meas.hull)
             supports.append(phase.stance)
             count = tick + 1
-            if sim.fallen(meas) or meas.total_normal_force <= 0.0:
+            airborne = airborne + 1 if meas.total_normal_force <= 0.0 else 0
+            # A tick without contact is a bounce of the soft contacts; a tenth of a second is a fall.
+            if sim.fallen(meas) or airborne * CONTROL_DT >= AIRBORNE_FALL:
                 fell, fall_time = True, t
                 break
             if tick == n_ticks:
@@ -282,6 +301,19 @@ def perform_steps(
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
             up = sim.data.xmat[sim.root, [2, 5]]
             offsets += sim.lean_offsets(np.array([-up[1], up[0]]), spine_weights)
+            if phase.stance != "both" and phase.level_pelvis:
+                # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
+                # free side otherwise), so the free leg's pose means the same over the floor.
+                # The trim stays on that hip afterwards: dropping it at once would tip the pelvis.
+                pelvis_trim[phase.stance] += CONTROL_DT * PELVIS_LEVEL * (-up[1])
+            elif phase.stance == "both":
+                # Back on both feet the pelvis may roll with the legs again: the trim fades, which
+                # also lowers a foot held above the floor onto its spot.
+                for side in pelvis_trim:
+                    pelvis_trim[side] *= 1.0 - CONTROL_DT / TRIM_FADE
+            for side, trim in pelvis_trim.items():
+                if trim:
+                    offsets += sim.lean_offsets(np.array([trim, 0.0]), trim_weights[side])
             sim.apply(base_now + offsets)
             meas = sim.measure()
             tick += 1
@@ -290,6 +322,8 @@ def perform_steps(
         if fell:
             break
         prev_pose_vec = pose_vec
+        if phase.key:
+            key_times.append((phase.label, phase_start + phase.duration))
         prev_target = phase_target.copy()
         phase_start += phase.duration
 
@@ -301,7 +335,7 @@ def perform_steps(
         tuple(labels), times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count],
         step_times, fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies}, supports=supports[:count],
-        joint_positions=joint_positions)
+        joint_positions=joint_positions, key_times=key_times)
     yield 1.0, "done"
     return result
 

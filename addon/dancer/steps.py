@@ -29,19 +29,22 @@ SIDES = {"left": "L", "right": "R"}
 # Steps the COP controller balances today, from first position. The others are planned and
 # simulated (``allow_unbalanced=True``) but the dancer still falls during them, so a sequence
 # using them is refused with that reason instead of baking a fall.
-BALANCED = frozenset({"weight_shift", "retire", "releve"})
+BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_side", "tendu_back",
+                      "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
+                      "arabesque_45"})
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
 
-# Seconds per step when the sequence does not say (a step list item's own duration wins).
+# Seconds per step when the sequence does not say (a step list item's own duration wins), and
+# the least each step takes: faster extensions throw the COM beyond what the COP can catch.
 STEP_SECONDS = {
     "position": 1.5, "transition": 5.0, "weight_shift": 3.0, "demi_plie": 3.0, "grand_plie": 5.0,
-    "tendu": 5.0, "retire": 3.5, "releve": 7.0, "developpe": 8.0, "arabesque": 8.0, "pivot": 4.0,
+    "tendu": 5.0, "retire": 3.5, "releve": 7.0, "developpe": 12.0, "arabesque": 10.0, "pivot": 4.0,
     "lower": 3.0,
 }
 MIN_SECONDS = {
     "position": 0.2, "transition": 3.0, "weight_shift": 1.0, "demi_plie": 1.5, "grand_plie": 3.0,
-    "tendu": 1.5, "retire": 1.0, "releve": 2.5, "developpe": 3.0, "arabesque": 3.0, "pivot": 2.5,
+    "tendu": 5.0, "retire": 1.0, "releve": 2.5, "developpe": 12.0, "arabesque": 10.0, "pivot": 2.5,
     "lower": 2.0,
 }
 
@@ -175,6 +178,15 @@ def retire_lift_pose(base: dict[str, float]) -> dict[str, float]:
     return pose
 
 
+def _small_lift(base: dict[str, float]) -> dict[str, float]:
+    """The working (right) foot a few centimetres off the floor, flat: hip and knee flexed."""
+    pose = dict(base)
+    # Turned out, the hip flexes towards the toes so the knee bend lifts the foot straight up.
+    pose.update(turned_out_flexion(base, "R", 0.4))
+    pose.update({"shin.R_y": 0.8, "foot.R_y": base.get("foot.R_y", 0.0) - 0.4})
+    return pose
+
+
 def releve_pose(base: dict[str, float], side: str = "L") -> dict[str, float]:
     """Supporting foot ``side`` on demi-pointe: ankle plantarflexed, toes flat on the floor."""
     pose = dict(base)
@@ -222,7 +234,13 @@ def _leg(thigh_x: float, thigh_y: float, knee: float = 0.0, point: float = 0.9,
 
 # Right working leg, left supporting: (thigh roll, thigh pitch) of each extension. Negative roll
 # opens the right leg to the side, negative pitch lifts it forward.
-TENDU = {"front": (0.0, -0.38), "side": (-0.4, 0.0), "back": (0.0, 0.42)}
+TENDU = {"front": (0.0, -0.65), "side": (-0.65, 0.0), "back": (0.0, 0.65)}
+# How the tendu leg passes out: (share of the end angle, foot pointing, knee bend), past its end
+# angle and half pointed so the toes clear the floor all the way (checked kinematically).
+TENDU_CLOSE = 2.5
+PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
+WEIGHT_SHIFT_SET_DOWN = 2.0
+TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.0)}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
 
@@ -252,6 +270,8 @@ class Phase:
     turn: float = 0.0
     toe_release: bool = False
     starts_step: bool = False
+    key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
+    level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
 
 
 @dataclass(frozen=True)
@@ -263,6 +283,7 @@ class State:
     support: str = "both"     # 'both', 'L' or 'R'
     raised: bool = False      # working leg in retire
     releve: bool = False      # supporting foot (or both feet) on demi-pointe
+    hover: bool = False       # working foot held just above its place on the floor
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -320,8 +341,8 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
          ) -> tuple[list[str], list[Phase], State]:
     """Check ``sequence`` step by step and build its phases.
 
-    Items are names (with an optional side suffix) or ``(name, seconds)`` pairs; ``durations``
-    overrides the default seconds per step family ('tendu', 'position', ...). Returns the step
+    Items are names (with an optional side suffix and ``@seconds``) or ``(name, seconds)`` pairs;
+    ``durations`` overrides the default seconds per step family ('tendu', 'position', ...). Returns the step
     labels, the phases and the final state. ``settle`` turns a position's pose into the one the
     body really stands in (feet flattened on the floor). Steps the controller cannot balance yet
     are refused unless ``allow_unbalanced`` (for working on the controller). Raises
@@ -339,7 +360,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     items = []
     for raw in sequence:
         if isinstance(raw, str):
-            items.append((raw, None))
+            items.extend(parse_sequence_text(raw) if "@" in raw else [(raw, None)])
         else:
             text, seconds = raw
             items.append((str(text), None if seconds is None else float(seconds)))
@@ -375,7 +396,13 @@ def _check_balanced(state: State, name: str) -> None:
                           "closing the feet); start a new sequence in that position")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
-                          "(the dancer falls); only weight_shift, retire and releve are balanced")
+                          f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
+    if name.startswith("tendu_") and state.support == "both":
+        raise DancerError(f"{name} needs the weight on the supporting foot first (from both feet the "
+                          "dancer falls closing): add a weight_shift first")
+    if name == "weight_shift" and state.hover:
+        raise DancerError("the working foot is still held off the floor after the last step; shifting "
+                          "the weight back onto it is not balanced yet")
     if state.position != "first_position":
         # The weight shift is tuned from first position only; from the wide second or the crossed
         # fifth the dancer falls, so refuse instead of baking a fall.
@@ -426,8 +453,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         moved.update(leg)
         moved.update(arms("low"))
         lift = dict(moved)
-        lift.update(_working(working, {"thigh.R_y": pose.get(_name("thigh", working, "y"), 0.0) - 0.12,
-                                        "shin.R_y": 0.45, "foot.R_y": -0.2}))
+        lift = _on(lift, working, _small_lift)
         phases.append(Phase(label, move, moved, support, "foot:" + support, 0.9 * move, 0.5, via=lift,
                             keep_lean=True))
         phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close, 0.9 * close))
@@ -444,8 +470,13 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the weight can only shift with both feet flat on the floor")
         if state.support == support:
             raise DancerError(f"the weight is already on the {_word(support)} foot")
+        if state.hover:
+            # The hovering foot joins the stance first (the weight stays where it is), then the
+            # weight goes over.
+            phases.append(Phase(label, WEIGHT_SHIFT_SET_DOWN, pose, "both", "foot:" + state.support,
+                                1.5, 0.5))
         phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0))
-        return phases, replace(state, support=support)
+        return phases, replace(state, support=support, hover=False)
 
     if name in ("demi_plie", "grand_plie"):
         if state.support != "both" or state.releve:
@@ -460,7 +491,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             bent[f"shin.{s}_y"] = knee
             bent[f"foot.{s}_y"] = pose.get(f"foot.{s}_y", 0.0) - 0.5 * knee
         bent.update(arms("second" if deep else "first"))
-        bent["spine_y"] = -0.05 * knee
+        bent["spine_y"] = PLIE_SPINE * knee
         down, up = _split(duration, 1.0, 1.0)
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down))
         phases.append(Phase(label, up, pose, "both", "hold", 0.9 * up, 0.9 * up))
@@ -474,8 +505,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         rise, hold, down = _split(duration, 2.0, 1.0, 1.5)
         phases.append(Phase(label, rise + hold, up, "both", "toe:both", 2.0, 1.0, pose_delay=0.6,
                             toe_control=True))
-        phases.append(Phase(label, down, pose, "both", "both", 0.8 * down, 0.8 * down, toe_control=True,
+        # Down with the COM kept over the balls until the heels are on the floor, then back
+        # to the middle of the feet.
+        phases.append(Phase(label, 0.7 * down, pose, "both", "hold", 0.6 * down, 0.3, toe_control=True,
                             toe_release=True))
+        phases.append(Phase(label, 0.3 * down, pose, "both", "both", 0.1, 0.25 * down))
         return phases, state
 
     if state.releve and name != "pivot_quarter":
@@ -490,27 +524,40 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                               f"add weight_shift:{_word(support)} first")
         direction = name.split("_", 1)[1]
         roll, pitch = TENDU[direction]
+        # The leg brushes out straight with the foot half pointed, then the foot points fully:
+        # pointing early would push the toes into the floor.
         out = dict(pose)
-        out.update(_working(working, _leg(roll, pitch + (0.08 if direction == "side" else 0.0), 0.0, 1.0)))
-        out.update(arms("second"))
-        if direction == "back":
-            out.update(arms("first"))
+        out.update(_working(working, {**_leg(roll, pitch, 0.0, 1.2), "toe.R_y": 0.0}))
+        brush = dict(pose)
+        reach, point, knee = TENDU_BRUSH[direction]
+        brush.update(_working(working, {**_leg(reach * roll, reach * pitch, knee, point), "toe.R_y": 0.0}))
+        out.update(arms("first" if direction == "back" else "second"))
+        brush.update(arms("first" if direction == "back" else "second"))
         phases_out = []
         if state.support == "both":
-            phases_out.append(Phase(label, 0.4 * duration, pose, "both", "foot:" + support, 0.5,
-                                    0.35 * duration))
-            rest = 0.6 * duration
-        else:
-            rest = duration
-        phases_out.append(Phase(label, 0.5 * rest, out, support, "foot:" + support, 0.45 * rest, 0.3,
-                                keep_lean=True))
-        phases_out.append(Phase(label, 0.5 * rest, pose, support, "foot:" + support, 0.45 * rest, 0.3,
-                                keep_lean=True))
+            # From both feet the weight goes onto the supporting foot first, as a weight shift
+            # does, and comes back after; the step's own seconds are the leg's way out and in.
+            phases_out.append(Phase(label, kinds["weight_shift"], pose, "both", "foot:" + support, 0.5, 2.0))
+        out_time = back_time = 0.5 * duration
+        # The foot first comes off the floor flat (the pelvis sits lower over the leaning
+        # supporting leg than in the pose, so a brushing foot would dig in), then goes out.
+        lifted = _on(pose, working, _small_lift)
+        phases_out.append(Phase(label, 0.3 * out_time, lifted, support, "foot:" + support,
+                                0.27 * out_time, 0.3))
+        phases_out.append(Phase(label, 0.7 * out_time, out, support, "foot:" + support, 0.63 * out_time, 0.3,
+                                via=brush, key=True))
+        phases_out.append(Phase(label, 0.7 * back_time, lifted, support, "foot:" + support,
+                                0.63 * back_time, 0.3, via=brush))
+        # Back over its spot, just above the floor: touching down unweighted would need the
+        # foot placed to the millimetre; the next step on both feet sets it down.
+        hover = lifted
+        phases_out.append(Phase(label, 0.3 * back_time, hover, support, "foot:" + support,
+                                0.27 * back_time, 0.3, keep_lean=True))
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
-            phases_out[-1] = replace(phases_out[-1], duration=0.3 * rest)
-            phases_out.append(Phase(label, 0.2 * rest, pose, "both", "both", 0.1, 0.2 * rest))
-        return phases_out, state
+            phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5, 0.8 * TENDU_CLOSE))
+            return phases_out, state
+        return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:
         raise DancerError("pivot_quarter turns on demi-pointe on one foot: add weight_shift, retire and "
@@ -528,8 +575,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the working leg is already in retire")
         up = _on(pose, working, retire_pose)
         via = _on(up, working, retire_lift_pose)
+        # The paper's retire and releve as tuned: levelling the pelvis while the foot leaves the
+        # floor upset small (fast) bodies.
         phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
-                            via=via))
+                            via=via, level_pelvis=False))
         return phases, replace(state, raised=True, pose=up)
 
     if name == "releve":
@@ -537,7 +586,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("releve on one foot is done in retire: add retire first")
         up = releve_pose(pose, support)
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
-                            toe_control=True))
+                            toe_control=True, level_pelvis=False))
         return phases, replace(state, releve=True, pose=up)
 
     if name == "pivot_quarter":
@@ -561,15 +610,34 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     out = dict(retired)
     out.update(_working(working, extended))
     out.update(arms(port) if support == "L" else mirror_pose(arms(port)))
-    closed = pose if not state.raised else retired
     phases_out = []
-    share = (0.35, 0.35, 0.3) if not state.raised else (0.0, 0.55, 0.45)
+    # Through an attitude: the thigh goes to its final angle with the knee still bent as in the
+    # retire, then the knee unfolds; straight from the retire the foot sweeps close to the floor.
+    attitude = dict(out)
+    # In front the bent knee would carry the foot across the supporting leg: unfold it earlier.
+    bend = {"shin.R_y": 2.1, "foot.R_y": 0.6}
+    if "front" in name:
+        # ... and the thigh higher, so the unfolding leg does not brush the floor.
+        bend = {"shin.R_y": 1.0, "foot.R_y": 0.6, "thigh.R_y": extended["thigh.R_y"] - 0.35}
+    attitude.update(_working(working, bend))
+    share = (0.0, 0.55, 0.45)
     if not state.raised:
-        phases_out.append(Phase(label, share[0] * duration, retired, support, "foot:" + support,
-                                0.3 * duration, 0.3, via=_on(retired, working, retire_lift_pose)))
-    phases_out.append(Phase(label, share[1] * duration, out, support, "foot:" + support, 0.3 * duration, 0.3))
-    phases_out.append(Phase(label, share[2] * duration, closed, support, "foot:" + support,
-                            0.27 * duration, 0.3, via={} if state.raised else retired))
+        # Into the retire as the retire step does it (faster, the foot leaving the floor upsets
+        # the balance); the extension's own seconds start after it.
+        phases_out.append(Phase(label, kinds["retire"], retired, support, "foot:" + support,
+                                2.5 / 3.5 * kinds["retire"], 0.5,
+                                via=_on(retired, working, retire_lift_pose)))
+    phases_out.append(Phase(label, share[1] * duration, out, support, "foot:" + support,
+                            0.8 * share[1] * duration, 0.3, via=attitude, key=True))
+    phases_out.append(Phase(label, 0.5 * share[2] * duration, retired, support, "foot:" + support,
+                            0.45 * share[2] * duration, 0.3, via=attitude))
+    if not state.raised:
+        # Down to just above its spot on the floor, as a tendu ends.
+        phases_out.append(Phase(label, 0.5 * share[2] * duration, _on(pose, working, _small_lift), support,
+                                "foot:" + support, 0.45 * share[2] * duration, 0.3,
+                                via=_on(retired, working, retire_lift_pose), keep_lean=True))
+        return phases_out, replace(state, hover=True)
+    phases_out[-1].duration = share[2] * duration
     return phases_out, state
 
 

@@ -24,7 +24,9 @@ from ..quaternions import from_axis_angle as axis_angle_quaternions
 from ..quaternions import multiply as quaternion_multiply
 from ..quaternions import rotate as rotate_vectors
 from ..quaternions import slerp
+from ..quaternions import to_matrix as quaternion_to_matrix
 from .body import Body, juggler_placement, yaw_matrix
+from .body_motion import BodyMotion, body_motion
 from .model import LEFT, Siteswap, Throw
 from .paths import (
     GRAVITY,
@@ -50,6 +52,8 @@ from .timing import (
 Array = NDArray[np.float64]
 
 PROP_TYPES = ("ball", "club", "ring")
+#: A human hand's comfortable peak acceleration while juggling (4 g), the default bound.
+MAX_HAND_ACCELERATION = 4 * GRAVITY
 GUNSWAP_SHOULDER_HALF_WIDTH = 0.225
 #: Hands short of the arm's reach by less than this stay unreported: the palm misses by under 1 cm.
 _REACH_TOLERANCE = 0.01
@@ -155,6 +159,11 @@ class Pattern:
     reach_warning: str | None = None
     #: True when the beat is Juggling Lab's automatic one (possibly slowed for bounces).
     auto_beat: bool = False
+    #: How much the juggler's body moves with the pattern (0: a still torso, 1: ProcAnim's default).
+    body_motion_gain: float = 1.0
+    #: None when every hand stays within ``max_hand_acceleration``; otherwise one sentence naming the
+    #: worst throw or catch and the acceleration it needs.
+    acceleration_warning: str | None = None
     #: Height of the floor surface the props bounce on (metres, world z).
     floor_height: float = 0.0
     #: Gravity of the prop flights (m/s^2; Juggling Lab's gravity= parameter, 980 cm/s^2 by default).
@@ -187,6 +196,63 @@ class Pattern:
     def hand_velocities(self, times: ArrayLike) -> Array:
         return self._sample_hands(times)[1]
 
+    def hand_acceleration_peaks(self) -> Array:
+        """``(num_jugglers, 2, 2)``: each hand's largest acceleration (m/s^2) and when (s, in the loop)."""
+        out = np.zeros((self.num_jugglers, 2, 2))
+        for index, spline in enumerate(self._hands):
+            starts, spans, first, last = spline.end_accelerations()
+            if not len(starts):
+                continue
+            size = np.maximum(np.linalg.norm(first, axis=-1), np.linalg.norm(last, axis=-1))
+            k = int(np.argmax(size))
+            at_end = np.linalg.norm(last[k]) > np.linalg.norm(first[k])
+            out[index // 2, index % 2] = (
+                size[k],
+                (starts[k] + (spans[k] if at_end else 0.0)) % self.loop_duration,
+            )
+        return out
+
+    def acceleration_report(self, limit: float) -> list[tuple[float, int, int, float, str]]:
+        """Throws and catches whose hand strokes need more than ``limit`` m/s^2, worst first:
+        ``(acceleration, juggler, hand, time, "throw 5" / "catch 3")``."""
+        found = []
+        loop = self.loop_duration
+        for index, spline in enumerate(self._hands):
+            juggler, hand = divmod(index, 2)
+            starts, spans, first, last = spline.end_accelerations()
+            for start, span, a0, a1 in zip(starts, spans, first, last, strict=True):
+                for when, size in ((start, np.linalg.norm(a0)), (start + span, np.linalg.norm(a1))):
+                    if size <= limit:
+                        continue
+                    found.append(
+                        (
+                            float(size),
+                            juggler,
+                            hand,
+                            float(when % loop),
+                            self._event_near(juggler, hand, when),
+                        )
+                    )
+        found.sort(key=lambda item: -item[0])
+        return found
+
+    def _event_near(self, juggler: int, hand: int, when: float) -> str:
+        """The throw or catch of this hand closest in time to ``when`` (seconds)."""
+        loop = self.loop_duration
+        best, label = math.inf, "hand stroke"
+        for flight in self.flights:
+            for kind, t, who in (
+                ("throw", flight.throw_time, (flight.from_juggler, flight.from_hand)),
+                ("catch", flight.catch_time, (flight.to_juggler, flight.to_hand)),
+            ):
+                if who != (juggler, hand):
+                    continue
+                gap = abs((t - when + loop / 2) % loop - loop / 2)
+                if gap < best:
+                    value = f" {flight.value}" if flight.value else ""
+                    best, label = gap, f"{kind}{value}"
+        return label
+
     def _sample_hands(self, times: ArrayLike) -> tuple[Array, Array]:
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         pos = np.empty((self.num_jugglers, 2, len(t), 3))
@@ -197,12 +263,34 @@ class Pattern:
             vel[index // 2, index % 2] = v
         return pos, vel
 
+    def body_motion(self, times: ArrayLike) -> BodyMotion:
+        """The juggler's own motion (knee dip, torso sway and turn, head tracking); periodic."""
+        return body_motion(self, times, self.body_motion_gain)
+
+    def torso_transforms(self, times: ArrayLike, motion: BodyMotion | None = None) -> Array:
+        """``(J, T, 4, 4)``: how the upper body (spine, shoulders, head) has moved, in each juggler's
+        own frame: turned about the hips by ``motion.torso``, then lowered by the knee dip."""
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        motion = motion or self.body_motion(t)
+        rotation = quaternion_to_matrix(motion.torso)  # (J, T, 3, 3)
+        pivot = np.array([0.0, 0.0, self.body.hip_height])
+        out = np.zeros((self.num_jugglers, len(t), 4, 4))
+        out[..., :3, :3] = rotation
+        out[..., :3, 3] = pivot - rotation @ pivot
+        out[..., 2, 3] -= motion.hip_drop
+        out[..., 3, 3] = 1.0
+        return out
+
     def shoulder_positions(self, times: ArrayLike) -> Array:
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         out = np.empty((self.num_jugglers, 2, len(t), 3))
+        moved = self.torso_transforms(t) if self.body_motion_gain else None
         for j in range(self.num_jugglers):
             for hand in (0, 1):
-                out[j, hand] = self._to_world(j, self.body.shoulder_local(hand))
+                local = np.broadcast_to(self.body.shoulder_local(hand), (len(t), 3))
+                if moved is not None:
+                    local = np.einsum("tij,tj->ti", moved[j, :, :3, :3], local) + moved[j, :, :3, 3]
+                out[j, hand] = self._to_world(j, local)
         return out
 
     def elbow_positions(self, times: ArrayLike) -> Array:
@@ -393,6 +481,7 @@ def plan_pattern(
     catch_follow: float = 0.5,
     frame_rate: float | None = None,
     body: Body | None = None,
+    max_hand_acceleration: float = MAX_HAND_ACCELERATION,
 ) -> Pattern:
     """Plan the motion of every prop, hand and arm of ``siteswap``.
 
@@ -409,7 +498,52 @@ def plan_pattern(
     neighbouring jugglers (None: Juggling Lab's circle, 1.40 m for two); ``catch_follow`` is the
     hand's speed at a catch as a fraction of the incoming prop's; ``frame_rate``, if given,
     stretches the beat slightly so that one loop is a whole number of frames (seamless loops).
+    ``max_hand_acceleration`` (m/s^2, 4 g by default): where a hand stroke needs more,
+    ``pattern.acceleration_warning`` names the throw or catch and the acceleration it needs.
     """
+    if not (math.isfinite(max_hand_acceleration) and max_hand_acceleration > 0):
+        raise MotionError(f"the hand acceleration bound must be positive, got {max_hand_acceleration}")
+    pattern = _plan_timed(
+        siteswap, beat_duration, dwell_ratio, prop_type, prop_size, chicken_wing, restitution, bounce_frac,
+        floor_drop, squeeze_beats, gravity, dwell_paths, juggler_spacing, catch_follow, frame_rate, body,
+    )  # fmt: skip
+    pattern.acceleration_warning = _acceleration_warning(pattern, max_hand_acceleration)
+    return pattern
+
+
+def _acceleration_warning(pattern: Pattern, limit: float) -> str | None:
+    report = pattern.acceleration_report(limit)
+    if not report:
+        return None
+    size, juggler, hand, when, event = report[0]
+    who = f"juggler {juggler + 1}'s " if pattern.num_jugglers > 1 else "the "
+    side = "left" if hand == LEFT else "right"
+    beat = when / pattern.beat_duration
+    return (
+        f"hands need up to {size / GRAVITY:.1f} g (the bound is {limit / GRAVITY:.1f} g): {who}{side} "
+        f"hand at the {event} at {when:.2f} s (beat {beat:.1f}); a hand that leaves with the prop's speed "
+        "cannot stroke gentler at this dwell"
+    )
+
+
+def _plan_timed(
+    siteswap: Siteswap,
+    beat_duration: float | None,
+    dwell_ratio: float,
+    prop_type: str,
+    prop_size: float,
+    chicken_wing: float,
+    restitution: float | None,
+    bounce_frac: float,
+    floor_drop: float,
+    squeeze_beats: float,
+    gravity: float,
+    dwell_paths: str | tuple[DwellPath, ...],
+    juggler_spacing: float | None,
+    catch_follow: float,
+    frame_rate: float | None,
+    body: Body | None,
+) -> Pattern:
     auto = beat_duration is None
     if auto:
         if not (isinstance(dwell_ratio, (int, float)) and math.isfinite(dwell_ratio) and 0 < dwell_ratio < 2):

@@ -65,6 +65,22 @@ class PeriodicSpline:
     velocities: Array  # (K, 3)
     period: float
 
+    def end_accelerations(self) -> tuple[Array, Array, Array, Array]:
+        """Per piece ``k`` (knot ``k`` to ``k + 1``): start time, duration, and the acceleration at its
+        start and end ``(K, 3)``. A cubic's acceleration is linear in time, so a piece's largest
+        acceleration is at one of its ends."""
+        k = len(self.times)
+        if k < 2:
+            zeros = np.zeros((k, 3))
+            return self.times.copy(), np.full(k, self.period), zeros, zeros.copy()
+        t1 = np.append(self.times[1:], self.times[0] + self.period)
+        span = (t1 - self.times)[:, None]
+        p0, p1 = self.positions, np.roll(self.positions, -1, axis=0)
+        v0, v1 = self.velocities, np.roll(self.velocities, -1, axis=0)
+        start = (6 * (p1 - p0) - (4 * v0 + 2 * v1) * span) / span**2
+        end = (-6 * (p1 - p0) + (2 * v0 + 4 * v1) * span) / span**2
+        return self.times.copy(), span[:, 0], start, end
+
     def sample(self, t: ArrayLike) -> tuple[Array, Array]:
         t = np.asarray(t, dtype=np.float64)
         k = len(self.times)

@@ -1,16 +1,21 @@
-"""Meshes of ellipsoidal mirror caps and flat Fresnel reflectors, and brute-force mesh ray hits."""
+"""Meshes of ellipsoidal mirror caps and flat Fresnel reflectors, and mesh ray hits (BVH or brute force)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from .bvh import TriangleBVH, brute_force_hits
 from .ellipsoid import as_point, ellipsoid_from_path_length, unit_directions
 from .errors import OpticsError
 from .mirrors import EllipsoidMirror
 
 STEP_FACE = -1
+#: How the steps between Fresnel zones run: along the rays from the first focus, or along the normal.
+RISERS = ("rays", "vertical")
+_SLIVER = 0.5
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,45 @@ def _lift(ellipsoid, centre, directions, normal, distances):
     return np.where(np.isfinite(lift), lift, 0.0)
 
 
+def _lift_points(ellipsoid, plate_points, normal):
+    """Heights along the plate normal from ``plate_points`` (rows, columns, 3) to the ellipsoid sheet
+    that meets the plate at the last row (per column, as :func:`_lift`); 0 where the line misses."""
+    rows, columns, _ = plate_points.shape
+    points = plate_points.reshape(-1, 3)
+    near, far = ellipsoid.line_roots(points, np.broadcast_to(normal, points.shape))
+    near, far = near.reshape(rows, columns), far.reshape(rows, columns)
+    use_near = np.abs(near[-1]) <= np.abs(far[-1])
+    lift = np.where(use_near[None, :], near, far)
+    return np.where(np.isfinite(lift), lift, 0.0)
+
+
+def _ray_riser_starts(ellipsoid, source, edge, inner_plate, outer_plate, centre, normal):
+    """Plate points (columns, 3) under where the rays from ``source`` over the previous zone's outer
+    ``edge`` meet this zone's ``ellipsoid``: a zone starting there has step faces along those rays.
+
+    Where that point lies beyond (or within a sliver of) the zone's outer end, the zone gets (almost)
+    no light from ``source`` in that column: it collapses onto the previous edge. Returns ``(plate
+    starts, collapse points, collapsed mask)``."""
+    along = edge - source
+    along /= np.linalg.norm(along, axis=1, keepdims=True)
+    _, far = ellipsoid.line_roots(np.broadcast_to(source, along.shape), along)
+    meet = source + np.where(np.isfinite(far), far, 0.0)[:, None] * along
+    below = meet - ((meet - centre) @ normal)[:, None] * normal
+    span = outer_plate - inner_plate
+    length_squared = np.einsum("ij,ij->i", span, span)
+    # Position of the start along the column's radial line, in units of the zone's span (0 inner, 1 outer).
+    position = np.einsum("ij,ij->i", below - inner_plate, span) / np.maximum(length_squared, 1e-300)
+    usable = np.isfinite(far) & (length_squared > 0.0)
+    # A sliver of zone left past the step (under half its span) is dropped with the rest:
+    # its few, long facets would bend the light far more than the zone's width.
+    collapsed = usable & (position >= 1.0 - _SLIVER)
+    starts = np.where((usable & ~collapsed)[:, None], below, inner_plate)
+    # A zone the rim cuts off in a column (entirely, or all but a sliver) collapses onto the previous
+    # zone's edge there: no step, no facet, and nothing outside the rim.
+    empty = length_squared <= 0.0
+    return starts, edge, collapsed | empty
+
+
 def fresnel_reflector(
     f1,
     f2,
@@ -164,6 +208,7 @@ def fresnel_reflector(
     zone_steps: int = 3,
     draft: bool = True,
     thickness: float | None = None,
+    risers: str = "rays",
 ) -> Mesh:
     """A flat Fresnel reflector: a disk of ``radius`` in the plane, cut into zones that are slices of
     confocal ellipsoids with foci ``f1`` and ``f2``, so every zone reflects light from one focus to the
@@ -177,6 +222,12 @@ def fresnel_reflector(
     louvre that reflects the light crossing it towards the other focus (light between louvres passes
     straight). ``zone_width`` (metres, along the plate's longest radius from its optical centre)
     overrides ``zones``. Each zone has ``zone_steps`` rows and ``segments`` columns of quads.
+
+    ``risers`` shapes the steps between zones of a same-side plate: ``"rays"`` (default) starts each
+    zone where the ray from ``f1`` over the previous zone's outer edge meets the zone's ellipsoid, so
+    every step face contains the rays from ``f1`` (edge-on to the light: it catches none of it, and no
+    light is lost); ``"vertical"`` starts it straight below that edge (along the plate normal), the
+    simple-to-cut profile whose steps catch part of the light and send it elsewhere.
     """
     first, second = as_point(f1, "first focus"), as_point(f2, "second focus")
     origin = as_point(plane_point, "plate point")
@@ -193,6 +244,8 @@ def fresnel_reflector(
     for label, height in (("first", height_first), ("second", height_second)):
         if abs(height) <= 1e-9 * scale:
             raise OpticsError(f"the {label} focus lies in the plate plane; move it off the plate")
+    if risers not in RISERS:
+        raise OpticsError(f"risers must be one of {', '.join(RISERS)}, got {risers!r}")
     if int(segments) < 8 or int(zone_steps) < 1:
         raise OpticsError("a Fresnel plate needs at least 8 segments and 1 step per zone")
     segments, zone_steps = int(segments), int(zone_steps)
@@ -261,6 +314,7 @@ def fresnel_reflector(
         boundaries.append(np.clip(far, inner, outer))
 
     vertex_blocks, face_blocks, zone_blocks = [], [], []
+    shadow_blocks = []  # vertices of zone columns no light from f1 reaches (collapsed onto a step)
     count = 0
     fraction = np.arange(zone_steps + 1)[:, None] / zone_steps
     if not same_side:
@@ -270,13 +324,28 @@ def fresnel_reflector(
                 f"plate thickness {slab:.4g} must be positive and keep both foci outside the slab"
             )
         return _louvres(first, second, origin, normal, radius, angles, wrap, ellipsoids, slab, fraction, span)
+    previous_edge = None
     for zone, ellipsoid in enumerate(ellipsoids):
-        distances = boundaries[zone][None, :] + (boundaries[zone + 1] - boundaries[zone])[None, :] * fraction
-        lift = _lift(ellipsoid, centre, world_directions, normal, distances)
-        plate_points = (centre + distances[..., None] * world_directions[None, :, :]).reshape(-1, 3)
-        zone_vertices = plate_points + lift.reshape(-1, 1) * normal
+        inner_plate = centre + boundaries[zone][:, None] * world_directions
+        outer_plate = centre + boundaries[zone + 1][:, None] * world_directions
+        collapsed = None
+        if risers == "rays" and previous_edge is not None:
+            inner_plate, collapse_points, collapsed = _ray_riser_starts(
+                ellipsoid, first, previous_edge, inner_plate, outer_plate, centre, normal
+            )
+        plate_points = inner_plate[None] + (outer_plate - inner_plate)[None] * fraction[..., None]
+        lift = _lift_points(ellipsoid, plate_points, normal)
+        zone_grid = plate_points + lift[..., None] * normal
+        if collapsed is not None and np.any(collapsed):
+            zone_grid[:, collapsed] = collapse_points[collapsed][None]
+        zone_vertices = zone_grid.reshape(-1, 3)
+        previous_edge = zone_vertices[-columns:]
         triangles = _grid_triangles(zone_steps + 1, columns, wrap)
         vertex_blocks.append(zone_vertices)
+        shadowed = np.zeros((zone_steps + 1, columns), dtype=bool)
+        if collapsed is not None:
+            shadowed[:, collapsed] = True
+        shadow_blocks.append(shadowed.reshape(-1))
         face_blocks.append(triangles + count)
         zone_blocks.append(np.full(len(triangles), zone))
         if draft and zone > 0:
@@ -301,6 +370,9 @@ def fresnel_reflector(
     face_zone = np.concatenate(zone_blocks).astype(np.int64)
     _, areas = facet_normals(vertices, faces)
     keep = areas > (1e-12 * scale) ** 2 * 1e6
+    # Zone faces touching a shadowed column would bridge off the ellipsoid; they get no light anyway.
+    shadow = np.concatenate(shadow_blocks)
+    keep &= ~((face_zone != STEP_FACE) & np.any(shadow[faces], axis=1))
     faces, face_zone = faces[keep], face_zone[keep]
     if len(faces) == 0:
         raise OpticsError("the Fresnel plate has no faces: check the radius and the foci")
@@ -386,41 +458,37 @@ def _louvres(first, second, origin, normal, radius, angles, wrap, ellipsoids, sl
 
 @dataclass(frozen=True)
 class MeshSurface:
-    """A mesh as a traceable two-sided mirror (brute force over all triangles, chunked)."""
+    """A mesh as a traceable two-sided mirror.
+
+    Hits come from a bounding-volume hierarchy over the triangles (:mod:`.bvh`, built on first use):
+    O(rays x log triangles), and ray for ray the same as ``brute_force=True``, which tests every ray
+    against every triangle (kept as the reference).
+    """
 
     mesh: Mesh
-    chunk_pairs: int = 2_000_000
+    brute_force: bool = False
+
+    @cached_property
+    def tree(self) -> TriangleBVH:
+        return TriangleBVH(self.mesh.vertices, self.mesh.faces)
+
+    @cached_property
+    def facet_normals(self) -> np.ndarray:
+        return facet_normals(self.mesh.vertices, self.mesh.faces)[0]
+
+    def hits(self, origins, directions) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest ``(t, face)`` per ray (inf and -1 on a miss)."""
+        origins = np.asarray(origins, dtype=np.float64)
+        directions = np.asarray(directions, dtype=np.float64)
+        if self.brute_force:
+            return brute_force_hits(self.mesh.vertices, self.mesh.faces, origins, directions)
+        return self.tree.intersect(origins, directions)
 
     def intersect(self, origins, directions):
         origins = np.asarray(origins, dtype=np.float64)
         directions = np.asarray(directions, dtype=np.float64)
-        corners = self.mesh.vertices[self.mesh.faces]
-        base = corners[:, 0]
-        edge1 = corners[:, 1] - base
-        edge2 = corners[:, 2] - base
-        geometric, _ = facet_normals(self.mesh.vertices, self.mesh.faces)
-        count = len(origins)
-        best_t = np.full(count, np.inf)
-        best_face = np.full(count, -1)
-        step = max(1, self.chunk_pairs // max(1, len(base)))
-        for start in range(0, count, step):
-            rows = slice(start, start + step)
-            ray_o, ray_d = origins[rows, None, :], directions[rows, None, :]
-            p = np.cross(ray_d, edge2[None])
-            det = np.einsum("rfk,fk->rf", p, edge1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                inv = 1.0 / det
-                s = ray_o - base[None]
-                u = np.einsum("rfk,rfk->rf", s, p) * inv
-                q = np.cross(s, edge1[None])
-                v = np.einsum("rfk,rfk->rf", ray_d, q) * inv
-                t = np.einsum("fk,rfk->rf", edge2, q) * inv
-            ok = (np.abs(det) > 1e-300) & (u >= 0) & (v >= 0) & (u + v <= 1) & (t > 1e-9)
-            t = np.where(ok, t, np.inf)
-            face = np.argmin(t, axis=1)
-            best_t[rows] = t[np.arange(len(face)), face]
-            best_face[rows] = np.where(np.isfinite(best_t[rows]), face, -1)
+        best_t, best_face = self.hits(origins, directions)
         hit = np.isfinite(best_t)
         points = origins + np.where(hit, best_t, 0.0)[:, None] * directions
-        normals = np.where(hit[:, None], geometric[np.maximum(best_face, 0)], 0.0)
+        normals = np.where(hit[:, None], self.facet_normals[np.maximum(best_face, 0)], 0.0)
         return best_t, points, normals

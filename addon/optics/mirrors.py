@@ -227,12 +227,27 @@ class TraceResult:
         return self.records[-1].directions if self.records else np.zeros((len(self.paths), 3))
 
 
-def _bounce(origins, directions, alive, hits):
+def _bounce(origins, directions, alive, hits, indices=None):
+    """One interaction per ray: reflection, or refraction where the surface hit has a refractive
+    index (``indices`` per ray, NaN for mirrors; the side entered is read off the outward normal)."""
     t, points, normals, surface = hits
     hit = alive & np.isfinite(t)
     new_directions = directions.copy()
-    if np.any(hit):
-        new_directions[hit] = reflect(directions[hit], normals[hit])
+    clear = hit & np.isfinite(indices) if indices is not None else np.zeros_like(hit)
+    mirror = hit & ~clear
+    if np.any(mirror):
+        new_directions[mirror] = reflect(directions[mirror], normals[mirror])
+    if np.any(clear):
+        from .slab import AIR, refract  # noqa: PLC0415
+
+        entering = np.einsum("ij,ij->i", directions[clear], normals[clear]) < 0.0
+        inside = indices[clear]
+        new_directions[clear], _ = refract(
+            directions[clear],
+            normals[clear],
+            np.where(entering, AIR, inside),
+            np.where(entering, inside, AIR),
+        )
     # A ray that misses keeps going straight: record a point one unit further along its line.
     new_points = np.where(hit[:, None], points, origins + directions)
     record = BounceRecord(
@@ -256,7 +271,9 @@ def _finish(origins, records, final_origins, final_directions) -> TraceResult:
 
 
 def trace_records(surfaces: Sequence[Surface], origins, directions, bounces: int = 1) -> TraceResult:
-    """Trace rays for ``bounces`` reflections, each time off the nearest of ``surfaces``."""
+    """Trace rays for ``bounces`` interactions, each time with the nearest of ``surfaces``: a mirror
+    reflects; a clear surface (one with a ``refractive_index``, e.g. :class:`~.slab.ClearSlab`) refracts
+    by Snell's law, or reflects past the critical angle."""
     if bounces < 0:
         raise OpticsError(f"bounces must be >= 0, got {bounces}")
     if len(surfaces) == 0:
@@ -268,6 +285,9 @@ def trace_records(surfaces: Sequence[Surface], origins, directions, bounces: int
     current = origins
     alive = np.ones(len(origins), dtype=bool)
     records = []
+    # Refractive index per surface (NaN for mirrors); None when every surface is a mirror.
+    media = np.array([float(getattr(s, "refractive_index", np.nan)) for s in surfaces])
+    media = media if np.any(np.isfinite(media)) else None
     for _ in range(bounces):
         best_t = np.full(len(origins), np.inf)
         best_points = current.copy()
@@ -281,7 +301,13 @@ def trace_records(surfaces: Sequence[Surface], origins, directions, bounces: int
             best_normals = np.where(closer[:, None], normals, best_normals)
             best_surface = np.where(closer, index, best_surface)
         current, current_directions, alive, record = _bounce(
-            current, current_directions, alive, (best_t, best_points, best_normals, best_surface)
+            current,
+            current_directions,
+            alive,
+            (best_t, best_points, best_normals, best_surface),
+            None
+            if media is None
+            else np.where(best_surface >= 0, media[np.maximum(best_surface, 0)], np.nan),
         )
         records.append(record)
     return _finish(origins, records, current, current_directions)

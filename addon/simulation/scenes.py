@@ -42,6 +42,8 @@ class SimulationSettings:
     use_ground: bool = True
     ground_height: float = 0.0
     # Substeps chosen per frame (see ``substeps``): ``substeps`` is then ignored.
+    # Vertices of one soft body collide with each other (a folded cloth does not pass through itself).
+    self_collision: bool = False
     auto_substeps: bool = False
     max_stretch: float = 0.08
     min_substeps: int = 2
@@ -305,8 +307,42 @@ def build_softbody_world(
                 world.add_shape_match(np.arange(base, offsets[k + 1]), settings.shape_stiffness)
     groups = np.repeat(np.arange(len(bodies)), sizes)
     world.add_particle_collisions(settings.particle_radius, groups=groups, friction=settings.friction)
+    if settings.self_collision:
+        radius = self_collision_radius(bodies)
+        if radius > 0:
+            world.add_self_collision(np.arange(len(groups)), radius, groups, settings.friction)
+        else:
+            notes.append("no edges, so no self collision")
     _add_environment(world, colliders, settings)
     return world, offsets, notes
+
+
+def self_collision_radius(bodies: Sequence[Body]) -> float:
+    """0.6 of the finest body's median edge: spheres that wide at every vertex cover each triangle, so
+    no triangle can pass through another without two vertices coming closer than the diameter, while
+    only direct mesh neighbours (one edge apart) start closer than that and are left out."""
+    medians = []
+    for body in bodies:
+        edges = body.edges if len(body.edges) else triangle_edges(body.triangles)
+        if len(edges):
+            lengths = np.linalg.norm(body.vertices[edges[:, 0]] - body.vertices[edges[:, 1]], axis=1)
+            medians.append(float(np.median(lengths)))
+    return 0.6 * min(medians) if medians else 0.0
+
+
+def grid_sheet(
+    columns: int, rows: int, width: float, height: float
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Vertices and triangles of a flat ``width`` x ``height`` sheet in the x-y plane, centred on 0."""
+    if columns < 2 or rows < 2:
+        raise SimulationError(f"a sheet needs at least 2 x 2 vertices, got {columns} x {rows}")
+    x, y = np.meshgrid(np.linspace(-0.5, 0.5, columns) * width, np.linspace(-0.5, 0.5, rows) * height)
+    vertices = np.stack((x.ravel(), y.ravel(), np.zeros(x.size)), axis=1)
+    index = np.arange(columns * rows).reshape(rows, columns)
+    a, b, c, d = index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]
+    upper, lower = np.stack((a, b, c), -1).reshape(-1, 3), np.stack((a, c, d), -1).reshape(-1, 3)
+    triangles = np.concatenate((upper, lower))
+    return vertices, triangles
 
 
 def _thickness(vertices: NDArray[np.float64]) -> float:

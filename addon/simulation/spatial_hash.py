@@ -66,9 +66,9 @@ def close_pairs_between_groups(
 ) -> NDArray[np.int64]:
     """Pairs closer than ``radius`` whose particles belong to different ``groups``.
 
-    Bodies only meet where their bounding boxes overlap, so each overlapping pair of groups hashes
-    just the particles inside that overlap: a pile of bodies never pays for the (many) close pairs
-    inside each body.
+    Bodies only meet where their bounding boxes overlap, so only the particles inside some overlap of two
+    groups' boxes are hashed, all in one search: a pile pays neither for the particles far from any
+    other body nor one search per touching pair of bodies.
     """
     labels, member_of = np.unique(groups, return_inverse=True)
     if len(labels) < 2:
@@ -78,16 +78,22 @@ def close_pairs_between_groups(
     low = np.minimum.reduceat(points[order], starts[:-1])
     high = np.maximum.reduceat(points[order], starts[:-1])
     overlap = np.all((low[:, None] - radius <= high[None]) & (low[None] - radius <= high[:, None]), axis=2)
-    found = []
-    for a, b in zip(*np.nonzero(np.triu(overlap, k=1)), strict=True):
-        box_low = np.maximum(low[a], low[b]) - radius
-        box_high = np.minimum(high[a], high[b]) + radius
-        members = np.concatenate((order[starts[a] : starts[a + 1]], order[starts[b] : starts[b + 1]]))
-        inside = members[np.all((points[members] >= box_low) & (points[members] <= box_high), axis=1)]
-        if len(inside) < 2:
-            continue
-        pairs = inside[close_pairs(points[inside], radius)]
-        found.append(pairs[member_of[pairs[:, 0]] != member_of[pairs[:, 1]]])
-    if not found:
+    first, second = np.nonzero(np.triu(overlap, k=1))
+    if len(first) == 0:
         return np.zeros((0, 2), dtype=np.int64)
-    return np.concatenate(found)
+    # Only points inside some overlap of two groups' boxes can be close to another group's points; hash
+    # them all at once (one search, whatever the number of touching bodies in a pile).
+    box_low = np.maximum(low[first], low[second]) - radius
+    box_high = np.minimum(high[first], high[second]) + radius
+    candidates = []
+    for start in range(0, len(box_low), 256):  # (points x boxes) masks in bounded chunks
+        lo, hi = box_low[start : start + 256], box_high[start : start + 256]
+        touching = np.flatnonzero(
+            np.any(np.all((points[:, None] >= lo[None]) & (points[:, None] <= hi[None]), axis=2), axis=1)
+        )
+        candidates.append(touching)
+    inside = np.unique(np.concatenate(candidates))
+    if len(inside) < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    pairs = inside[close_pairs(points[inside], radius)]
+    return pairs[member_of[pairs[:, 0]] != member_of[pairs[:, 1]]]

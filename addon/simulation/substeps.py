@@ -97,7 +97,7 @@ class AdaptiveStepper:
         v = world.velocities
         fastest = float(np.sqrt(np.max(np.einsum("ij,ij->i", v, v)))) if len(v) else 0.0
         fastest += float(np.linalg.norm(world.gravity)) * self.dt
-        radius = max(world.particle_radius, 1e-4)
+        radius = max(world.collision_radius, 1e-4)
         return math.ceil(fastest * self.dt / (TRAVEL_PER_RADIUS * radius))
 
     def step(self) -> int:

@@ -136,6 +136,7 @@ class World:
         self._colliders: list[SphereCollider | BoxCollider | MeshCollider] = []
         self._collision_groups: NDArray[np.int64] | None = None
         self._collide_particles = False
+        self._self_collision: dict | None = None
         self._clusters: dict[str, NDArray] | None = None
         self._volumes: list[dict] = []
 
@@ -317,6 +318,41 @@ class World:
                 raise SimulationError(f"collision groups must be {len(self._x)} integer labels")
             self._collision_groups = labels.astype(np.int64)
 
+    def add_self_collision(
+        self, particles: ArrayLike, radius: float, bodies: ArrayLike | None = None, friction: float = 0.5
+    ) -> None:
+        """Particles of one body (a cloth, a soft shell) collide with each other as spheres of
+        ``radius``, so a folded or crumpled mesh does not pass through itself.
+
+        Pairs already closer than ``2 * radius`` now (in the rest shape: mesh neighbours) are left
+        to the body's own constraints. ``bodies`` labels the particles' bodies (pairs of different
+        bodies are ``add_particle_collisions``'s job); ``friction`` is the Coulomb coefficient.
+        """
+        idx = self._indices(particles, "add_self_collision")
+        if not radius > 0 or not (np.isfinite(friction) and friction >= 0):
+            raise SimulationError(
+                f"self collision needs radius > 0 and friction >= 0, got {radius}, {friction}"
+            )
+        labels = np.zeros(len(idx), np.int64) if bodies is None else np.asarray(bodies).reshape(-1)
+        if labels.shape != idx.shape or labels.dtype.kind not in "iu":
+            raise SimulationError(f"self collision bodies must be {len(idx)} integer labels")
+        self._self_collision = {
+            "members": idx,
+            "bodies": labels.astype(np.int64),
+            "rest": self._x[idx].copy(),
+            "radius": float(radius),
+            "friction": float(friction),
+        }
+
+    @property
+    def collision_radius(self) -> float:
+        """The smallest collision radius in use (particle contacts or self collision): how far a
+        particle may move in one substep without skipping a contact."""
+        radii = [self.particle_radius] if self.particle_radius > 0 else []
+        if self._self_collision is not None:
+            radii.append(self._self_collision["radius"])
+        return min(radii) if radii else 0.0
+
     def add_shape_match(
         self,
         indices: ArrayLike | Sequence[ArrayLike],
@@ -439,8 +475,8 @@ class World:
             collider.begin_frame(target)
         self._prepare_colliders(x, v, dt)
         refresh = self._pair_refresh(v, dt, substeps)
-        pair_margin = 1.5 * self._travel(v, dt) * refresh / substeps + 0.25 * self.particle_radius
-        pairs = None
+        pair_margin = 1.5 * self._travel(v, dt) * refresh / substeps + 0.25 * self.collision_radius
+        pairs = self_pairs = None
         chains = self._chain_solver() if method == "gauss_seidel" else None
         if self._dist["i"].size and method == "gauss_seidel" and self._colours is None and chains is None:
             # Greedy colouring in a spatial sweep order packs meshes into few, even colours (8 instead
@@ -465,6 +501,8 @@ class World:
                     collider.move_to((sub + 1) / substeps)
                 if self._collide_particles and sub % refresh == 0:
                     pairs = self._particle_pairs(x, pair_margin)
+                if self._self_collision is not None and sub % refresh == 0:
+                    self_pairs = self._self_pairs(x, pair_margin)
                 t = self.time + (sub + 1) * h
                 start, p = x, spare
                 np.multiply(v, velocity_scale, out=p)
@@ -479,6 +517,9 @@ class World:
                     self._solve_distances(p, lambdas, plan)
                     self._solve_volumes(p, volume_lambdas, h)
                     self._solve_particle_pairs(p, pairs, start)
+                    if self_pairs is not None:
+                        sc = self._self_collision
+                        self._solve_particle_pairs(p, self_pairs, start, sc["radius"], sc["friction"])
                     self._solve_contacts(p, start, free)
                     # Shape matching last: a rigid cluster then ends every projection exactly rigid,
                     # and the contacts it may slightly undo are restored next projection.
@@ -514,12 +555,23 @@ class World:
     def _pair_refresh(self, v, dt, substeps) -> int:
         """Substeps between particle-pair searches: a search stays valid while nothing moves more
         than about one particle radius, and a small search radius keeps the candidate count low."""
-        if not self._collide_particles:
+        if not self._collide_particles and self._self_collision is None:
             return substeps
         travel = self._travel(v, dt)
         if travel <= 0:
             return substeps
-        return int(np.clip(np.floor(substeps * self.particle_radius / travel), 1, substeps))
+        return int(np.clip(np.floor(substeps * self.collision_radius / travel), 1, substeps))
+
+    def _self_pairs(self, x, margin) -> NDArray[np.int64]:
+        sc = self._self_collision
+        members, radius = sc["members"], sc["radius"]
+        local = close_pairs(x[members], 2.0 * radius + 2.0 * margin)
+        a, b = local[:, 0], local[:, 1]
+        rest = sc["rest"]
+        apart = np.einsum("ij,ij->i", rest[a] - rest[b], rest[a] - rest[b]) >= (2.0 * radius) ** 2
+        keep = apart & (sc["bodies"][a] == sc["bodies"][b])
+        pairs = members[local[keep]]
+        return pairs[self._w[pairs[:, 0]] + self._w[pairs[:, 1]] > 0]
 
     def _particle_pairs(self, x, margin) -> NDArray[np.int64]:
         reach = 2.0 * self.particle_radius + 2.0 * margin
@@ -754,13 +806,15 @@ class World:
         scale = np.where(self._w > 0, 1.0 / np.maximum(clusters["share"], 1.0), 0.0)
         p += total * np.repeat(scale, 3).reshape(-1, 3)
 
-    def _solve_particle_pairs(self, p, pairs, start) -> None:
+    def _solve_particle_pairs(self, p, pairs, start, radius=None, friction=None) -> None:
         if pairs is None or len(pairs) == 0:
             return
+        radius = self.particle_radius if radius is None else radius
+        friction = self.particle_friction if friction is None else friction
         i, j = pairs[:, 0], pairs[:, 1]
         delta = p[i] - p[j]
         length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
-        reach = 2.0 * self.particle_radius
+        reach = 2.0 * radius
         hit = length < reach
         if not np.any(hit):
             return
@@ -769,14 +823,12 @@ class World:
         normal = delta / np.maximum(length, _TINY)[:, None]
         depth = reach - length
         correction = normal * depth[:, None]
-        if self.particle_friction > 0:
+        if friction > 0:
             # Coulomb friction on the relative slip during this substep, at most friction x depth.
             slip = (p[i] - start[i]) - (p[j] - start[j])
             slip -= normal * np.einsum("ij,ij->i", slip, normal)[:, None]
             amount = np.linalg.norm(slip, axis=1)
-            correction -= (
-                slip * np.minimum(1.0, self.particle_friction * depth / np.maximum(amount, _TINY))[:, None]
-            )
+            correction -= slip * np.minimum(1.0, friction * depth / np.maximum(amount, _TINY))[:, None]
         share = 1.0 / (w[i] + w[j])
         both = np.concatenate((i, j))
         moves = np.concatenate(((w[i] * share)[:, None] * correction, -(w[j] * share)[:, None] * correction))

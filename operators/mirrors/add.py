@@ -6,7 +6,6 @@ import math
 import bpy
 import numpy as np
 from bpy.props import (
-    BoolProperty,
     FloatProperty,
     FloatVectorProperty,
     IntProperty,
@@ -157,24 +156,21 @@ class PROCANIM_OT_add_fresnel_reflector(
     bl_label = "Add Fresnel Reflector"
     bl_options = {"REGISTER", "UNDO"}
 
-    embed_in_slab: BoolProperty(
-        name="Clear Slab",
-        description="Embed the mirror zones in a clear slab, as the practical cast or printed part",
-        default=False,
-    )
-    slab_thickness: FloatProperty(
-        name="Slab Thickness",
-        description="Thickness of the clear slab around the plate",
-        default=0.04,
-        min=1e-4,
-        unit="LENGTH",
-    )
-
     def run(self, context) -> set[str]:
+        support = None
+        if self.support == "MESH":
+            support = context.active_object
+            if support is None or support.type != "MESH" or support.procanim.mirror.mirror_type != "NONE":
+                raise OpticsError(
+                    "Surface 'Active Mesh': make the mesh to cut the zones on the active object"
+                )
+            if len(support.data.polygons) == 0:
+                raise OpticsError(f"Surface 'Active Mesh': {support.name!r} has no faces")
         collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
-        first, second = self.foci(context, collection)
+        first, second = self.foci(context, collection, exclude=support)
         values = {
             "mirror_type": "FRESNEL",
+            "support_object": support,
             "plate_point": tuple(self.plate_point),
             "plate_normal": tuple(self.plate_normal),
             "plate_radius": self.plate_radius,
@@ -183,11 +179,17 @@ class PROCANIM_OT_add_fresnel_reflector(
             "segments": self.segments,
             "zone_steps": self.zone_steps,
             "draft": self.draft,
+            "risers": self.risers,
+            "support": self.support,
+            "support_radius": self.support_radius,
+            "embed_in_slab": self.embed_in_slab,
+            "slab_thickness": self.slab_thickness,
+            "refractive_index": self.refractive_index,
             "thickness": self.thickness,
         }
         plate = _new_mirror_object("Fresnel Reflector", collection, values, first, second)
         if self.embed_in_slab:
-            _clear_slab(plate, collection, self.slab_thickness)
+            _clear_slab(plate, collection, self.slab_thickness, self.refractive_index)
         _make_active(context, plate)
         mesh = mesh_of(plate)
         self.report(
@@ -197,7 +199,7 @@ class PROCANIM_OT_add_fresnel_reflector(
         return {"FINISHED"}
 
 
-def _clear_slab(plate: bpy.types.Object, collection, thickness: float) -> bpy.types.Object:
+def _clear_slab(plate: bpy.types.Object, collection, thickness: float, index: float) -> bpy.types.Object:
     recipe = plate.procanim.mirror
     normal = unit_directions(tuple(recipe.plate_normal), "plate normal")[0]
     centre = _vector(recipe.plate_point)
@@ -216,9 +218,11 @@ def _clear_slab(plate: bpy.types.Object, collection, thickness: float) -> bpy.ty
     slab = writers.new_object(
         "Clear Slab", writers.mesh_from_arrays("Clear Slab", vertices, faces), collection
     )
-    writers.assign_material(
-        slab, writers.principled_material("Clear Resin", (1, 1, 1, 1), roughness=0.0, transmission=1.0)
-    )
+    resin = writers.principled_material("Clear Resin", (1, 1, 1, 1), roughness=0.0, transmission=1.0)
+    ior = resin.node_tree.nodes["Principled BSDF"].inputs.get("IOR") if resin.node_tree else None
+    if ior is not None:  # the render refracts like the trace
+        ior.default_value = index
+    writers.assign_material(slab, resin)
     return slab
 
 

@@ -27,6 +27,20 @@ PATTERN_ITEMS = (
     ("CONE", "Cone", "Rings of rays around the mirror's centre"),
     ("RANDOM", "Random", "A random bundle spread evenly over the mirror"),
 )
+SUPPORT_ITEMS = (
+    ("FLAT", "Flat", "Zones cut on a flat round plate"),
+    ("SPHERE", "Sphere", "Zones cut on a spherical cap of the given radius, hollow towards the foci"),
+    ("CYLINDER", "Cylinder", "Zones cut on a cylinder patch of the given radius, hollow towards the foci"),
+    ("MESH", "Active Mesh", "Zones cut on the surface of the active mesh object"),
+)
+RISER_ITEMS = (
+    (
+        "RAYS",
+        "Along the Light",
+        "Steps tilted along the rays from the first focus: edge-on to the light, so none is lost on them",
+    ),
+    ("VERTICAL", "Vertical", "Steps straight along the plate normal: simpler to cut, but they catch light"),
+)
 FOCUS_ITEMS = (
     ("FIRST", "First Focus", "Rays start at the mirror's first focus"),
     ("SECOND", "Second Focus", "Rays start at the mirror's second focus (light runs backwards)"),
@@ -57,9 +71,10 @@ class _FociProperties(_UseSelection):
         unit="LENGTH",
     )
 
-    def foci(self, context, collection):
-        """Two focus objects: the two selected ones, or new empties at the typed coordinates."""
-        selected = _selected_foci(context, 2) if self.use_selection else []
+    def foci(self, context, collection, exclude=None):
+        """Two focus objects: the two selected ones (other than ``exclude``), or new empties at the typed
+        coordinates."""
+        selected = _selected_foci(context, 2, exclude) if self.use_selection else []
         if selected:
             return selected[0], selected[1]
         if np.allclose(tuple(self.focus_1), tuple(self.focus_2), atol=1e-12):
@@ -148,6 +163,47 @@ class _FresnelProperties:
     )
     draft: BoolProperty(
         name="Step Faces", description="Close the steps between zones with draft faces", default=True
+    )
+    support: EnumProperty(
+        name="Surface",
+        description="What the Fresnel zones are cut on",
+        items=SUPPORT_ITEMS,
+        default="FLAT",
+    )
+    support_radius: FloatProperty(
+        name="Surface Radius",
+        description="Radius of the sphere or cylinder the zones are cut on",
+        default=1.5,
+        min=1e-3,
+        soft_max=20.0,
+        unit="LENGTH",
+    )
+    risers: EnumProperty(
+        name="Steps",
+        description="How the steps between zones run",
+        items=RISER_ITEMS,
+        default="RAYS",
+    )
+    embed_in_slab: BoolProperty(
+        name="Clear Slab",
+        description="Embed the mirror zones in a clear slab, as the practical cast or printed part; "
+        "traced rays refract at its faces",
+        default=False,
+    )
+    slab_thickness: FloatProperty(
+        name="Slab Thickness",
+        description="Thickness of the clear slab around the plate",
+        default=0.04,
+        min=1e-4,
+        unit="LENGTH",
+    )
+    refractive_index: FloatProperty(
+        name="Index of Refraction",
+        description="Refractive index of the clear slab (acrylic 1.49, glass about 1.5, water 1.33); "
+        "rays bend by Snell's law at its faces and are trapped past the critical angle",
+        default=1.49,
+        min=1.0,
+        soft_max=2.5,
     )
     thickness: FloatProperty(
         name="Louvre Depth",

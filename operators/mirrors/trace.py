@@ -24,6 +24,7 @@ from ...addon.optics import (
 )
 from ...addon.optics.ellipsoid import unit_directions
 from ...addon.optics.mirrors import cap_axis_towards
+from ...addon.optics.slab import ClearSlab
 from .. import writers
 from .._base import BakeOperator
 from .properties import FOCUS_ITEMS, PATTERN_ITEMS
@@ -126,7 +127,7 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
         return True
 
     def bake(self, context):
-        """Trace in chunks (a Fresnel plate is traced as a mesh, triangle by triangle), yielding progress."""
+        """Trace in chunks (a Fresnel plate is traced as a mesh, through its BVH), yielding progress."""
         obj = _target_mirror(context)
         recipe = obj.procanim.mirror
         pattern = self.ray_pattern.lower()
@@ -136,12 +137,23 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
                 obj, self.ray_pattern, self.ray_count, from_second, self.seed
             )
             optics_mesh = mesh_of(obj)
-            surface = MeshSurface(optics_mesh)
+            surfaces = [MeshSurface(optics_mesh)]
+            if recipe.embed_in_slab:
+                # Into the slab, off the zones, out again: refracted at both faces (or trapped).
+                surfaces.append(
+                    ClearSlab(
+                        tuple(recipe.plate_point),
+                        tuple(recipe.plate_normal),
+                        recipe.plate_radius,
+                        recipe.slab_thickness,
+                        recipe.refractive_index,
+                    )
+                )
             members = [obj]
-            chunk = max(1, 400_000 // max(1, len(optics_mesh.faces)))
+            chunk = 65536  # the BVH trace costs O(rays x log triangles)
 
             def trace_part(part_origins, part_directions):
-                return trace_records([surface], part_origins, part_directions, bounces=1)
+                return trace_records(surfaces, part_origins, part_directions, bounces=len(surfaces) * 2 - 1)
 
             measure_mesh = optics_mesh
         else:

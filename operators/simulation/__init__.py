@@ -23,11 +23,12 @@ from .properties import (
 )
 from .rigid import PROCANIM_OT_add_rigid_pile_demo, PROCANIM_OT_bake_rigid_pile
 from .rope import PROCANIM_OT_add_rope
-from .softbody import PROCANIM_OT_add_softbody_demo, PROCANIM_OT_bake_softbody
+from .softbody import PROCANIM_OT_add_sheet_demo, PROCANIM_OT_add_softbody_demo, PROCANIM_OT_bake_softbody
 
 classes = (
     PROCANIM_OT_bake_softbody,
     PROCANIM_OT_add_softbody_demo,
+    PROCANIM_OT_add_sheet_demo,
     PROCANIM_OT_bake_rigid_pile,
     PROCANIM_OT_add_rigid_pile_demo,
     PROCANIM_OT_add_rope,
@@ -42,6 +43,7 @@ __all__ = [
     "SOLVER_ITEMS",
     "PROCANIM_OT_add_rigid_pile_demo",
     "PROCANIM_OT_add_rope",
+    "PROCANIM_OT_add_sheet_demo",
     "PROCANIM_OT_add_softbody_demo",
     "PROCANIM_OT_align_kabsch",
     "PROCANIM_OT_bake_rigid_pile",

@@ -8,7 +8,8 @@ import numpy as np
 
 from ...addon.simulation import SimulationError
 from ...addon.simulation.scenes import Body, ColliderSurface
-from .. import writers
+from .. import paths, writers
+from ..preferences import preferences
 from .properties import CACHE_MODIFIER, DEFAULT_CACHE_DIRECTORY, SHAPE_KEY_PREFIX
 
 # --------------------------------------------------------------------------- reading Blender data
@@ -120,12 +121,17 @@ def selected_meshes(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 
 def cache_folder(directory: str) -> tuple[Path, bool]:
-    """The PC2 folder and whether it sits beside a saved .blend (False: Blender's temporary folder)."""
-    if directory and (bpy.data.filepath or not directory.startswith("//")):
+    """The PC2 folder and whether it sits beside a saved .blend (False: Blender's temporary folder).
+
+    An empty ``directory`` means the preferences' cache folder (``//procanim_cache`` by default).
+    """
+    if not directory:
+        prefs = preferences()
+        directory = (prefs.cache_directory if prefs is not None else "") or "//" + DEFAULT_CACHE_DIRECTORY
+    if bpy.data.filepath or not directory.startswith("//"):
         return Path(bpy.path.abspath(directory)), True
-    if bpy.data.filepath:
-        return Path(bpy.path.abspath("//" + DEFAULT_CACHE_DIRECTORY)), True
-    return Path(bpy.app.tempdir) / DEFAULT_CACHE_DIRECTORY, False
+    relative = directory[2:].strip("/\\") or DEFAULT_CACHE_DIRECTORY
+    return Path(bpy.app.tempdir) / relative, False
 
 
 def _file_name(name: str) -> str:
@@ -145,19 +151,24 @@ def _remove_procanim_shape_keys(obj: bpy.types.Object) -> None:
         obj.shape_key_clear()
 
 
-def _use_mesh_cache(obj: bpy.types.Object, path: Path, first_frame: int, saved: bool) -> bpy.types.Modifier:
+def _use_mesh_cache(obj: bpy.types.Object, path: Path, first_frame: int) -> str | None:
+    """Play ``path`` on ``obj`` through a Mesh Cache modifier; returns a warning when the path cannot be
+    stored relative to the .blend (another drive), else None."""
     modifier = obj.modifiers.get(CACHE_MODIFIER)
     if modifier is None:
         modifier = obj.modifiers.new(CACHE_MODIFIER, "MESH_CACHE")
         # First in the stack: the cache replaces the base vertices, other modifiers then apply on top.
         obj.modifiers.move(len(obj.modifiers) - 1, 0)
     modifier.cache_format = "PC2"
-    modifier.filepath = bpy.path.relpath(str(path)) if saved and bpy.data.filepath else str(path)
+    # Relative to a saved .blend so the cache travels with it; an unsaved file's cache (in the
+    # temporary folder) is moved beside the .blend and relinked when it is first saved (portable.py).
+    stored, warning = paths.stored_path(path)
+    modifier.filepath = stored
     modifier.time_mode = "FRAME"
     modifier.play_mode = "SCENE"
     modifier.frame_start = first_frame
     modifier.frame_scale = 1.0
-    return modifier
+    return warning
 
 
 def _write_shape_keys(obj: bpy.types.Object, local: np.ndarray, frames: np.ndarray) -> None:

@@ -1,4 +1,5 @@
-"""The headless ``simulate`` subcommand: jelly drop, rope or rigid pile through the operators."""
+"""The headless ``simulate`` subcommand: jelly drop, folding jelly sheet, rope or rigid pile through the
+operators."""
 
 from .. import writers
 from ..cli import COMMON, call_operator
@@ -9,10 +10,15 @@ from .properties import _SolverProperties
 
 def add_cli(subparsers) -> None:
     parser = subparsers.add_parser(
-        "simulate", help="a Verlet / shape-matching bake: jelly drop, rope or rigid pile", parents=[COMMON]
+        "simulate",
+        help="a Verlet / shape-matching bake: jelly drop, jelly sheet, rope or rigid pile",
+        parents=[COMMON],
     )
     parser.add_argument(
-        "--scene", choices=("jelly", "rope", "pile"), default="jelly", help="what to simulate"
+        "--scene",
+        choices=("jelly", "sheet", "rope", "pile"),
+        default="jelly",
+        help="what to simulate (sheet: a cloth-like jelly sheet folding onto itself, with self collision)",
     )
     parser.add_argument("--length", type=int, default=72, help="frames to simulate (default 72)")
     parser.add_argument(
@@ -26,6 +32,7 @@ def add_cli(subparsers) -> None:
     parser.add_argument(
         "--preset", help="a preset of presets/simulation.toml (jelly, rubber, rope, chain, stiff)"
     )
+    parser.add_argument("--cubes", type=int, default=None, help="pile: how many cubes to pour")
     parser.set_defaults(run=_cli_simulate)
 
 
@@ -45,12 +52,17 @@ def _cli_simulate(args, context) -> None:
         call_operator("procanim.add_rope", links=settings.links, slack=settings.slack, **shared)
         return
     if args.scene == "pile":
-        call_operator("procanim.add_rigid_pile_demo")
+        call_operator("procanim.add_rigid_pile_demo", **({"count": args.cubes} if args.cubes else {}))
         call_operator("procanim.bake_rigid_pile", **shared, **automatic)
         return
-    call_operator("procanim.add_softbody_demo")
     folder = "" if args.out is None else str(args.out.resolve().parent / f"{args.out.stem}_cache")
     soft = {
-        key: getattr(settings, key) for key in ("use_volume", "pressure", "shape_stiffness", "shape_regions")
+        key: getattr(settings, key)
+        for key in ("use_volume", "pressure", "shape_stiffness", "shape_regions", "self_collision")
     }
+    if args.scene == "sheet":
+        call_operator("procanim.add_sheet_demo")
+        soft.update(use_volume=False, shape_stiffness=0.0, self_collision=True)  # cloth-like, folding
+    else:
+        call_operator("procanim.add_softbody_demo")
     call_operator("procanim.bake_softbody", cache_directory=folder, **soft, **shared, **automatic)

@@ -130,6 +130,14 @@ class _SoftBodyProperties(_AutoSubstepProperties):
         min=0.0,
         max=1.0,
     )
+    self_collision: BoolProperty(
+        name="Self Collision",
+        description=(
+            "Vertices of each mesh push each other apart (spheres of 0.6 edge lengths), so a folding or "
+            "crumpling mesh never passes through itself; costs extra time"
+        ),
+        default=False,
+    )
     shape_regions: BoolProperty(
         name="Local Clusters",
         description="One shape-matching cluster per vertex and its neighbours (wobbly), not one per mesh",
@@ -140,7 +148,7 @@ class _SoftBodyProperties(_AutoSubstepProperties):
     )
     cache_directory: StringProperty(
         name="Cache Folder",
-        description="Folder for PC2 caches; empty means a procanim_cache folder beside the .blend",
+        description="Folder for PC2 caches; empty uses the preferences' cache folder (//procanim_cache)",
         default="",
         subtype="DIR_PATH",
     )

@@ -5,7 +5,7 @@ import numpy as np
 from bpy.props import FloatProperty, IntProperty
 
 from ...addon.simulation import SimulationError, write_pc2
-from ...addon.simulation.scenes import build_softbody_world, icosphere, run_frames
+from ...addon.simulation.scenes import build_softbody_world, grid_sheet, icosphere, run_frames
 from ...addon.simulation.substeps import SubstepLog
 from .. import writers
 from .._base import BakeOperator, ProcAnimOperator
@@ -52,6 +52,7 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
             pressure=self.pressure,
             shape_stiffness=self.shape_stiffness,
             shape_regions=self.shape_regions,
+            self_collision=self.self_collision,
         )
         bodies = [body_of(o) for o in objects]
         first = context.scene.frame_start
@@ -89,9 +90,12 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
                 write_pc2(result["folder"] / _file_name(obj.name), samples, start_frame=first)
                 for obj, samples in zip(objects, local, strict=True)
             ]
+            warnings = set()
             for obj, path in zip(objects, paths, strict=True):
                 _remove_procanim_shape_keys(obj)
-                _use_mesh_cache(obj, path, first, result["beside_blend"])
+                warnings.add(_use_mesh_cache(obj, path, first))
+            for warning in sorted(w for w in warnings if w):
+                self.report({"WARNING"}, warning)
         else:
             for obj, samples in zip(objects, local, strict=True):
                 if (modifier := obj.modifiers.get(CACHE_MODIFIER)) is not None:
@@ -108,8 +112,8 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
         if self.cache_mode == "PC2" and not result["beside_blend"]:
             self.report(
                 {"WARNING"},
-                message + ". Unsaved file: the cache is in a temporary folder; "
-                "save the .blend and bake again to keep it beside the file",
+                message + ". Unsaved file: the cache is in a temporary folder until you save the .blend, "
+                "which moves it beside the file",
             )
         else:
             self.report({"INFO"}, message)
@@ -167,4 +171,50 @@ class PROCANIM_OT_add_softbody_demo(ProcAnimOperator, bpy.types.Operator):
         _place_on_ground(context, collection)
         _select_only(context, [jelly])
         self.report({"INFO"}, "Added a jelly ball; press Bake Soft Body")
+        return {"FINISHED"}
+
+
+class PROCANIM_OT_add_sheet_demo(ProcAnimOperator, bpy.types.Operator):
+    """Add a jelly sheet standing on its edge above a ground plane, selected and ready for Bake Soft Body
+    with Self Collision: it topples and folds onto itself"""
+
+    bl_idname = "procanim.add_sheet_demo"
+    bl_label = "Add Jelly Sheet"
+    bl_options = {"REGISTER", "UNDO"}
+
+    size: FloatProperty(
+        name="Size", description="Width and height of the square sheet", default=1.2, min=0.1, unit="LENGTH"
+    )
+    resolution: IntProperty(
+        name="Resolution", description="Vertices along each side of the sheet", default=24, min=3, max=200
+    )
+
+    def run(self, context: bpy.types.Context) -> set[str]:
+        flat, faces = grid_sheet(self.resolution, self.resolution, self.size, self.size)
+        # Standing on its lower edge, leaning back, with gentle waves so it folds irregularly.
+        side, up = flat[:, 0], flat[:, 1] + 0.5 * self.size + 0.05
+        lean = 0.25 * (up - up.min()) + 0.04 * self.size * np.sin(6.0 * side / self.size) * np.sin(
+            5.0 * up / self.size
+        )
+        vertices = np.stack((side, lean, up), axis=1)
+        stage = writers.stage_for(context)
+        collection = writers.new_instance(context, "Jelly Sheet")
+        if stage.floor:
+            _ground_plane(collection)
+        mesh = writers.mesh_from_arrays("Jelly Sheet", vertices, faces)
+        mesh.polygons.foreach_set("use_smooth", np.ones(len(faces), dtype=bool))
+        sheet = writers.new_object("Jelly Sheet", mesh, collection)
+        writers.assign_material(
+            sheet,
+            writers.principled_material(
+                "ProcAnim Jelly", (0.1, 0.8, 0.3, 1.0), roughness=0.2, transmission=0.5
+            ),
+        )
+        s = self.size
+        _stage(context.scene, collection, (-s, -s, 0.0), (s, s, 1.1 * s), stage)
+        _place_on_ground(context, collection)
+        _select_only(context, [sheet])
+        self.report(
+            {"INFO"}, "Added a jelly sheet; Bake Soft Body with Self Collision on, Keep Volume and Shape off"
+        )
         return {"FINISHED"}

@@ -261,9 +261,14 @@ def test_panel_button_passes_the_sidebar_settings(ext):
     settings.loops = 1
     with bpy.context.temp_override(**view3d_override()):
         record = smoke_draw(ext("panels.juggling").PROCANIM_PT_juggling)
-    # The rig row's eyedropper button comes first; the big button is the juggle operator.
+    # The preset row's + and - come first, then the rig row's eyedropper; the big button is last.
     buttons = [idname for idname, _ in record.operator_properties]
-    assert buttons == ["procanim.use_active_rig", "procanim.juggle"]
+    assert buttons == [
+        "procanim.preset_add",
+        "procanim.preset_remove",
+        "procanim.use_active_rig",
+        "procanim.juggle",
+    ]
     values = record.operator_properties[-1][1]
     assert values["target_rig"] == ""
     assert values["siteswap"] == "441" and values["prop_type"] == "ring" and values["loops"] == 1
@@ -347,3 +352,49 @@ def test_juggling_lab_parameter_strings_and_zero_prop_patterns(ext):
     collection = bpy.data.collections[COLLECTION]
     assert len([o for o in collection.objects if o.type == "ARMATURE"]) == 2
     assert not _props()
+
+
+def test_the_juggler_moves_and_keeps_feet_and_hands_where_planned(ext):
+    assert bpy.ops.procanim.juggle(siteswap="7", loops=1) == {"FINISHED"}
+    latest = max((c for c in bpy.data.collections if c.name.startswith(COLLECTION)), key=lambda c: c.name)
+    arm = next(o for o in latest.objects if o.type == "ARMATURE")
+    pattern = _planned(ext, _fps(), siteswap="7")
+    frames_per_loop = round(pattern.loop_duration * _fps())
+    head_dirs, hips, ankles, shoulders, planned = [], [], [], [], []
+    frames = list(range(1, frames_per_loop + 1, 3))
+    for frame in frames:
+        bpy.context.scene.frame_set(frame)
+        pose = arm.pose.bones
+        world = np.array(arm.matrix_world)
+
+        def to_world(v, world=world):
+            return (world @ np.append(np.array(v), 1.0))[:3]
+
+        head_dirs.append(np.array(pose["head"].matrix.to_3x3())[:, 1])
+        hips.append(to_world(pose["hips"].head)[2])
+        ankles.append([to_world(pose[f"shin.{s}"].tail)[2] for s in "LR"])
+        shoulders.append(to_world(pose["upper_arm.L"].head))
+        planned.append(pattern.shoulder_positions([(frame - 1) / _fps()])[0, 0, 0])
+    # Knees dip (hips go down and up), feet stay on the floor, the head turns, shoulders as planned.
+    assert np.ptp(hips) > 0.005
+    np.testing.assert_allclose(ankles, 0.08, atol=1e-4)
+    assert np.ptp(np.array(head_dirs), axis=0).max() > 0.05
+    np.testing.assert_allclose(shoulders, planned, atol=1e-4)
+
+
+def test_passing_adds_a_view_camera_on_each_jugglers_head():
+    assert bpy.ops.procanim.juggle(siteswap="<3p|3p>", loops=1) == {"FINISHED"}
+    latest = max((c for c in bpy.data.collections if c.name.startswith(COLLECTION)), key=lambda c: c.name)
+    views = sorted(
+        (o for o in latest.objects if o.type == "CAMERA" and "View" in o.name), key=lambda o: o.name
+    )
+    assert [o.name.split(".")[0] for o in views] == ["Juggler 1 View", "Juggler 2 View"]
+    assert bpy.context.scene.camera not in views  # the overview stays the scene's camera
+    arms = sorted((o for o in latest.objects if o.type == "ARMATURE"), key=lambda o: o.name)
+    bpy.context.scene.frame_set(1)
+    for view, arm, partner in zip(views, arms, reversed(arms), strict=True):
+        assert (view.parent, view.parent_type, view.parent_bone) == (arm, "BONE", "head")
+        looking = -np.array(view.matrix_world.to_3x3())[:, 2]
+        towards = np.array(partner.matrix_world.translation - arm.matrix_world.translation)
+        towards /= np.linalg.norm(towards)
+        assert looking @ towards > 0.8  # looks at the partner

@@ -54,8 +54,19 @@ def _reachable(menu_names, context=None):
 
 
 def test_every_operator_is_in_a_menu_f3_can_search(extension_package):
+    # A user preset of one's own brings its remove button into the preset menu.
+    assert bpy.ops.procanim.preset_add(kind="ik", name="Menu Probe") == {"FINISHED"}
+    try:
+        _check_every_operator_is_in_a_menu(extension_package)
+    finally:
+        bpy.ops.procanim.preset_remove(kind="ik", name="Menu Probe")
+
+
+def _check_every_operator_is_in_a_menu(extension_package):
     with bpy.context.temp_override(**view3d_override()):
         found, menus = _reachable(["VIEW3D_MT_add", "VIEW3D_MT_object"])
+        imports, _ = _reachable(["TOPBAR_MT_file_import", "TOPBAR_MT_file_export"])
+    assert {"procanim.import_jml", "procanim.export_jml"} <= set(imports)
     ours = {cls.bl_idname for cls in _operator_classes(extension_package)}
     assert ours - set(found) == set(), "operators F3 cannot find"
     assert {"PROCANIM_MT_add", "PROCANIM_MT_object", "PROCANIM_MT_presets"} <= menus

@@ -185,10 +185,28 @@ def test_add_fresnel_reflector_in_a_clear_slab_and_trace_it():
     assert slab.data.materials[0].node_tree is not None
     heights = _world_vertices(plate)[:, 2]
     assert np.abs(heights).max() < 0.05
-    assert bpy.ops.procanim.trace_rays(ray_count=16) == {"FINISHED"}
     recipe = plate.procanim.mirror
+    assert recipe.embed_in_slab and recipe.refractive_index == pytest.approx(1.49)
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
+    # the rays refract into the slab's top face, reflect off the zones, and refract out again
+    rays = bpy.data.objects["Light Rays"].data.splines
+    top = recipe.slab_thickness / 2.0
+    leaving = 0
+    for spline in rays:
+        co = np.empty(4 * len(spline.points), dtype=np.float32)
+        spline.points.foreach_get("co", co)
+        path = co.reshape(-1, 4)[:, :3]
+        assert len(path) == 5  # focus, slab in, zone, slab out, run-on
+        assert path[1, 2] == pytest.approx(top, abs=1e-5)
+        assert -top < path[2, 2] < top
+        leaving += abs(path[3, 2] - top) < 1e-5  # a few meet the relief again on their way out
+    assert leaving >= 12 and recipe.spot_rays >= 12
+    # refraction moves the focus: in air (no slab) the same plate focuses within a zone width
+    recipe.embed_in_slab = False
+    refracted_spot = recipe.spot_max
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
     zone_width = 0.6 * np.sqrt(2) / recipe.zones  # generous: the longest radius over the zone count
-    assert recipe.spot_rays >= 15 and recipe.spot_max < zone_width
+    assert recipe.spot_max < zone_width < refracted_spot
 
 
 def test_fresnel_with_foci_on_opposite_sides_follows_its_focus_and_draws():
@@ -335,3 +353,49 @@ def test_cli_mirror_subcommand_saves_a_scene(tmp_path):
     bpy.ops.wm.open_mainfile(filepath=str(out))
     assert len(bpy.data.objects["Light Rays"].data.splines) == 8
     assert bpy.context.scene.camera is not None and "Light Bead" in bpy.data.objects
+
+
+def test_fresnel_steps_run_along_the_light_by_default_and_vertical_on_request():
+    arguments = {"focus_1": (-0.3, 0, 0.5), "focus_2": (0.3, 0, 0.5), "plate_radius": 0.5, "zones": 20}
+    assert bpy.ops.procanim.add_fresnel_reflector(**arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    recipe = plate.procanim.mirror
+    assert recipe.risers == "RAYS"
+    along_light = _world_vertices(plate)
+    recipe.risers = "VERTICAL"  # an edit in the sidebar rebuilds the plate (4.2: at the next update)
+    bpy.context.view_layer.update()
+    sys.modules[f"{_package()}.operators.mirrors"].follow_foci(bpy.context.scene)
+    vertical = _world_vertices(plate)
+    assert len(vertical) != len(along_light) or np.abs(vertical - along_light).max() > 1e-4
+    assert recipe.status == ""
+
+
+@pytest.mark.parametrize("support", ["SPHERE", "CYLINDER"])
+def test_curved_fresnel_reflector_from_an_empty_scene_and_traced(support):
+    arguments = {"focus_1": (-0.3, 0, 0.5), "focus_2": (0.3, 0, 0.5), "plate_radius": 0.4, "zones": 10}
+    assert bpy.ops.procanim.add_fresnel_reflector(support=support, segments=64, **arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    assert plate.procanim.mirror.support == support
+    heights = _world_vertices(plate)[:, 2]
+    assert heights.max() - heights.min() > 0.03  # really curved (a flat plate's zones dip < 2 cm)
+    assert bpy.ops.procanim.trace_rays(ray_count=24, ray_pattern="RANDOM", animate=False) == {"FINISHED"}
+    recipe = plate.procanim.mirror
+    # traced off the flat facets (a coarse mesh): the light gathers at the second focus to about a
+    # zone width (0.04 m); the exact zone normals focus perfectly (tests/unit/test_optics_curved.py)
+    assert recipe.spot_rays >= 12 and recipe.spot_rms < 0.06 and recipe.spot_max < 0.15
+
+
+def test_curved_fresnel_reflector_on_the_active_mesh_and_a_clear_error_without_one():
+    arguments = {"focus_1": (-0.3, 0, 0.6), "focus_2": (0.3, 0, 0.6), "zones": 8, "use_selection": False}
+    before = data_counts()
+    with pytest.raises(RuntimeError, match="Active Mesh"):
+        bpy.ops.procanim.add_fresnel_reflector(support="MESH", **arguments)
+    assert data_counts() == before
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=1.2, location=(0.0, 0.0, 1.25), segments=32, ring_count=16)
+    bowl = bpy.context.active_object
+    assert bpy.ops.procanim.add_fresnel_reflector(support="MESH", **arguments) == {"FINISHED"}
+    (plate,) = _mirrors()
+    assert plate.procanim.mirror.support_object == bowl
+    assert len(plate.data.polygons) > 100
+    assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
+    assert plate.procanim.mirror.spot_rays > 0

@@ -197,3 +197,82 @@ def test_bone_map_is_stored_on_the_armature_and_wins_over_detection(ext, tmp_pat
     bone_map = ext("operators.rig").bone_map_of(obj)
     assert bone_map.bones["chest"] == "spine_01"
     assert bone_map.bones["hand.L"] == "hand_l"
+
+
+@pytest.mark.parametrize(
+    ("naming", "limb", "tip"), [("mixamo", "ARM_L", "mixamorig:LeftForeArm"), ("unreal", "LEG_R", "calf_r")]
+)
+def test_bake_ik_picks_the_chain_by_role(ext, naming, limb, tip):
+    obj = build_skeleton(naming)
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    # Within reach of the limb, away from its rest pose.
+    target.location = (0.4, -0.35, 1.2) if limb == "ARM_L" else (-0.15, -0.3, 0.35)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.procanim.bake_ik(limb=limb, target="Target", frame_start=1, frame_end=3) == {"FINISHED"}
+    writers = ext("operators.writers")
+    keyed = {path.split('"')[1] for path, _ in fcurve_snapshot(obj, writers.fcurves_of)}
+    upper = ext("operators.rig").bone_map_of(obj).bones[("upper_arm.L" if limb == "ARM_L" else "thigh.R")]
+    assert keyed == {upper, tip}
+    bpy.context.scene.frame_set(2)
+    reached = np.array(obj.matrix_world @ obj.pose.bones[tip].tail)
+    assert np.linalg.norm(reached - np.array(target.location)) < 1e-3
+
+
+def test_bake_ik_limb_without_the_roles_is_refused(ext):
+    obj = build_skeleton("mixamo", arms=False)
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    bpy.context.view_layer.objects.active = obj
+    with pytest.raises(RuntimeError, match="no recognisable left arm"):
+        bpy.ops.procanim.bake_ik(limb="ARM_L", target="Target", frame_start=1, frame_end=3)
+    assert obj.animation_data is None
+
+
+def test_cli_juggles_and_dances_with_a_rig_from_a_blend_file(ext, tmp_path):
+    from conftest import run_cli
+
+    build_skeleton("mixamo", units=100.0, object_scale=0.01)
+    source = tmp_path / "character.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(source))
+    out = tmp_path / "juggled.blend"
+    done = run_cli(
+        "juggle",
+        "--rig",
+        f"{source}:Character",
+        "--siteswap",
+        "3",
+        "--loops",
+        "1",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    obj = bpy.data.objects["Character"]
+    paths = {fc.data_path for fc in ext("operators.writers").fcurves_of(obj)}
+    assert 'pose.bones["mixamorig:LeftForeArm"].rotation_quaternion' in paths
+    assert {"Ball 1", "Ball 2", "Ball 3", "Floor"} <= set(bpy.data.objects.keys())
+    # An empty scene but for the character: the pattern's loop is the frame range.
+    assert bpy.context.scene.frame_end - bpy.context.scene.frame_start < 100
+
+    danced = tmp_path / "danced.blend"
+    done = run_cli(
+        "dance",
+        "--rig",
+        f"{source}:Character",
+        "--sequence",
+        "first_position@1,weight_shift@2",
+        "--out",
+        str(danced),
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(danced))
+    paths = {fc.data_path for fc in ext("operators.writers").fcurves_of(bpy.data.objects["Character"])}
+    assert 'pose.bones["mixamorig:Hips"].location' in paths
+
+    bad = run_cli("juggle", "--rig", f"{source}:Nobody", tmp_path=tmp_path)
+    assert bad.returncode != 0
+    assert "has no object 'Nobody'" in bad.stderr + bad.stdout

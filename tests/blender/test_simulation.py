@@ -1,6 +1,7 @@
 """Verlet / shape-matching bakes in Blender: soft bodies through PC2 and shape keys, rigid piles, ropes,
 geometry tools, clean failures, the panel and the CLI."""
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -88,6 +89,24 @@ def test_cloth_like_bake_with_the_operators_defaults_keeps_impact_stretch_under_
     lengths = np.linalg.norm(frames[:, edges[:, 0]] - frames[:, edges[:, 1]], axis=2)
     assert _world(jelly, frames[-1])[:, 2].min() < 0.05  # it landed
     assert (lengths / rest - 1.0).max() < 0.10
+
+
+def test_a_cloth_sheet_baked_with_self_collision_never_passes_through_itself():
+    """A 1 m grid (20 x 20 vertices) standing tilted just above the ground collapses onto itself; with
+    Self Collision no triangle pair intersects on any baked frame (read back from the PC2 cache)."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=19, y_subdivisions=19, size=1.0, location=(0, 0, 0.6))
+    sheet = bpy.context.active_object
+    sheet.rotation_euler = (np.pi / 2 - 0.3, 0.2, 0.0)
+    cloth_like = {"use_volume": False, "shape_stiffness": 0.0}
+    assert bpy.ops.procanim.bake_softbody(frame_count=30, self_collision=True, **cloth_like) == {"FINISHED"}
+    path = Path(bpy.path.abspath(sheet.modifiers["ProcAnim Cache"].filepath))
+    frames = _module("addon.simulation").read_pc2(path).positions.astype(np.float64)
+    sheet.data.calc_loop_triangles()
+    triangles = np.array([t.vertices[:] for t in sheet.data.loop_triangles])
+    package = _module("operators.simulation").__name__.rsplit(".operators", 1)[0]
+    check = importlib.import_module(f"{package}.addon.simulation.intersections").intersecting_triangle_pairs
+    assert [len(check(f, triangles)) for f in frames] == [0] * len(frames)
+    assert _world(sheet, frames[-1])[:, 2].max() < 0.45  # it did fall over onto itself
 
 
 def test_operator_defaults_are_the_unit_tested_settings():
@@ -334,6 +353,23 @@ def test_cli_simulate_saves_a_baked_rope(tmp_path):
     rig = bpy.data.objects["Rope Rig"]
     fcurves = _module("operators.writers").fcurves_of(rig)
     assert fcurves and all(len(f.keyframe_points) == 7 for f in fcurves)
+
+
+def test_cli_simulate_sheet_folds_a_jelly_sheet_with_self_collision(tmp_path):
+    out = tmp_path / "sheet.blend"
+    result = run_cli("simulate", "--scene", "sheet", "--length", "12", "--out", str(out), tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    sheet = bpy.data.objects["Jelly Sheet"]
+    cache = Path(bpy.path.abspath(sheet.modifiers["ProcAnim Cache"].filepath))
+    frames = _module("addon.simulation").read_pc2(cache).positions.astype(np.float64)
+    assert len(frames) == 13 and len(frames[0]) == 24 * 24
+    sheet.data.calc_loop_triangles()
+    triangles = np.array([t.vertices[:] for t in sheet.data.loop_triangles])
+    package = _module("operators.simulation").__name__.rsplit(".operators", 1)[0]
+    check = importlib.import_module(f"{package}.addon.simulation.intersections").intersecting_triangle_pairs
+    assert all(len(check(f, triangles)) == 0 for f in frames)
+    assert frames[-1][:, 2].max() < frames[0][:, 2].max() - 0.1  # it is toppling over
 
 
 def test_diverging_rope_names_the_frame_and_writes_nothing():

@@ -207,14 +207,63 @@ def _com_inside_for_the_last_second_of_every_step(show):
         assert min(depth) > 0.0, f"{name}: COM {-min(depth):.3f} m outside the support polygon"
 
 
-@pytest.mark.parametrize("side", ["left", "right"])
-def test_every_balanced_step_on_each_leg_ends_with_the_com_inside_the_polygon(show, side):
-    if side == "left":
-        run = show
-    else:
-        run = perform(("first_position", "weight_shift:right", "retire:left", "releve:left"))
-    assert not run.fell
-    _com_inside_for_the_last_second_of_every_step(run)
+def _chain(working: str) -> list[str]:
+    """Every balanced step once with ``working`` as the working leg, in one legal order."""
+    support = "left" if working == "right" else "right"
+    extensions = ["tendu_front", "tendu_side", "tendu_back", "developpe_front_45", "developpe_front_90",
+                  "developpe_side_45", "developpe_side_90", "arabesque_45", "retire", "releve"]
+    return ["first_position", f"weight_shift:{support}"] + [f"{name}:{working}" for name in extensions]
+
+
+@pytest.fixture(scope="module", params=["right", "left"])
+def chain(request):
+    return perform(_chain(request.param))
+
+
+def test_every_balanced_step_on_each_leg_completes_with_the_com_inside_the_polygon(chain):
+    from addon.dancer import BALANCED
+
+    assert not chain.fell, f"fell at {chain.fall_time:.2f} s in {chain.phase_times[-1][0]}"
+    assert {name.split(":")[0] for name in chain.sequence[1:]} == set(BALANCED)
+    _com_inside_for_the_last_second_of_every_step(chain)
+    # Ends on the supporting toe, the working leg in retire.
+    side = chain.sequence[1].split(":")[1][0].upper()
+    toe = [name == f"toe.{side}" for name in chain.contact_bodies]
+    assert chain.in_contact[-1].tolist() == toe
+
+
+def test_the_working_leg_reaches_its_extension(chain):
+    # Elevation of the working leg (hip joint to ankle) when each step reaches its defining pose.
+    working = chain.sequence[-1].split(":")[1][0].upper()
+    leg = chain.joint_positions[f"foot.{working}"] - chain.joint_positions[f"thigh.{working}"]
+    elevation = np.degrees(np.arccos(np.clip(-leg[:, 2] / np.linalg.norm(leg, axis=1), -1, 1)))
+    reached = {name.split(":")[0]: elevation[np.searchsorted(chain.times, t) - 1]
+               for name, t in chain.key_times}
+    expected = {"tendu_front": 37, "tendu_side": 37, "tendu_back": 37, "arabesque_45": 45,
+                "developpe_front_45": 45, "developpe_side_45": 45, "developpe_front_90": 90,
+                "developpe_side_90": 90}
+    assert set(reached) == set(expected)
+    for name, degrees in expected.items():
+        assert reached[name] == pytest.approx(degrees, abs=10), name
+    # A tendu points along the floor; a developpe at 90 degrees holds the foot at hip height.
+    ankle = chain.joint_positions[f"foot.{working}"][:, 2]
+    for name, t in chain.key_times:
+        height = ankle[np.searchsorted(chain.times, t) - 1]
+        if name.startswith("tendu"):
+            assert height < 0.25, name
+        if name.startswith("developpe") and "90" in name:
+            assert height > 0.65, name
+
+
+def test_the_pelvis_stays_level_on_one_leg(chain):
+    w, x, y, z = chain.rotations["hips"].T
+    roll = np.degrees(np.abs(np.arcsin(np.clip(2 * (y * z - w * x), -1, 1))))
+    # While the working leg moves (the paper's retire and releve are left as tuned).
+    moving = np.zeros(len(chain.times), dtype=bool)
+    for name, start, end in chain.phase_times:
+        if name.startswith(("tendu", "developpe", "arabesque")):
+            moving |= (chain.times >= start) & (chain.times < end)
+    assert roll[moving].mean() < 2.0 and roll[moving].max() < 6.0
 
 
 def test_a_seeded_random_twenty_step_legal_sequence_completes():

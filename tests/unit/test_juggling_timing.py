@@ -128,3 +128,40 @@ def test_jugglers_stand_on_juggling_labs_circle(jugglers: int, radius: float) ->
     pattern = plan_pattern(parse_siteswap(text))
     centre = pattern.juggler_origins.mean(axis=0)
     np.testing.assert_allclose(np.linalg.norm(pattern.juggler_origins - centre, axis=1), radius)
+
+
+# --------------------------------------------------------------------------------------------------
+# Hand acceleration
+
+
+@pytest.mark.parametrize("text", ["3", "531", "(4,4)", "<3p|3p>", "5B"])
+def test_hand_acceleration_peaks_are_the_true_peaks(text: str) -> None:
+    pattern = plan_pattern(parse_siteswap(text))
+    t = np.linspace(0.0, pattern.loop_duration, 40001)
+    step = t[1] - t[0]
+    velocity = pattern.hand_velocities(t)
+    numeric = np.linalg.norm(np.diff(velocity, axis=2), axis=-1) / step  # (J, 2, T-1)
+    peaks = pattern.hand_acceleration_peaks()
+    for juggler in range(pattern.num_jugglers):
+        for hand in (0, 1):
+            assert peaks[juggler, hand, 0] == pytest.approx(numeric[juggler, hand].max(), rel=0.01)
+            # ... reached at the reported moment (it may recur each cycle, too).
+            loop = pattern.loop_duration
+            near = np.abs((t[:-1] - peaks[juggler, hand, 1] + 0.5 * loop) % loop - 0.5 * loop) < 2e-3
+            assert numeric[juggler, hand, near].max() == pytest.approx(peaks[juggler, hand, 0], rel=0.01)
+
+
+def test_a_beat_too_fast_reports_the_throw_and_the_acceleration_it_needs() -> None:
+    pattern = plan_pattern(parse_siteswap("5"), beat_duration=0.15)
+    worst = pattern.hand_acceleration_peaks()[..., 0].max()
+    assert worst > 4 * GRAVITY
+    report = pattern.acceleration_report(4 * GRAVITY)
+    assert report[0][0] == pytest.approx(worst)
+    assert report[0][4] in ("throw 5", "catch 5")
+    assert f"{worst / GRAVITY:.1f} g" in pattern.acceleration_warning
+    assert report[0][4] in pattern.acceleration_warning
+    # The bound is a setting: a generous one reports nothing.
+    relaxed = plan_pattern(parse_siteswap("5"), beat_duration=0.15, max_hand_acceleration=worst * 1.01)
+    assert relaxed.acceleration_warning is None and not relaxed.acceleration_report(worst * 1.01)
+    with pytest.raises(MotionError, match="acceleration bound"):
+        plan_pattern(parse_siteswap("3"), max_hand_acceleration=0.0)

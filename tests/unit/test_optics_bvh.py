@@ -1,0 +1,70 @@
+"""The BVH mesh trace agrees ray for ray with the brute force (every ray against every triangle)."""
+
+import numpy as np
+import pytest
+
+from addon.optics import (
+    MeshSurface,
+    ellipsoid_mirror,
+    ellipsoid_mirror_mesh,
+    fresnel_reflector,
+    trace_records,
+)
+from addon.optics.bvh import TriangleBVH, brute_force_hits
+
+F1 = np.array([-0.3, 0.0, 0.5])
+F2 = np.array([0.3, 0.0, 0.5])
+
+
+def _rays(rng, count, centre, spread):
+    origins = centre + rng.normal(scale=spread, size=(count, 3))
+    targets = rng.uniform(-0.6, 0.6, size=(count, 3)) * [1.0, 1.0, 0.05]
+    directions = targets - origins
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    return origins, directions
+
+
+@pytest.mark.parametrize("draft", [True, False])
+def test_bvh_hits_equal_brute_force_on_a_fresnel_plate(draft):
+    plate = fresnel_reflector(F1, F2, (0, 0, 0), (0, 0, 1), 0.5, 12, segments=32, draft=draft)
+    rng = np.random.default_rng(1)
+    origins, directions = _rays(rng, 600, F1, 0.2)
+    # awkward rays: along the axes (zero direction components), grazing, from below, and starting on
+    # the plate itself (the hit there must be skipped, as by the brute force)
+    axis_rays = np.array([[0, 0, -1.0], [1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]])
+    origins = np.vstack([origins, [[0.1, 0.05, 0.3]] * 4, plate.vertices[:50] + [0, 0, 1e-12]])
+    directions = np.vstack([directions, axis_rays, np.tile([0.3, 0.2, -1.0], (50, 1)) / np.sqrt(1.13)])
+    below = np.array([[0.05, 0.02, -0.4]]) + rng.normal(scale=0.05, size=(200, 3))
+    up = rng.normal(size=(200, 3)) * [0.3, 0.3, 0.0] + [0, 0, 1.0]
+    origins = np.vstack([origins, below])
+    directions = np.vstack([directions, up / np.linalg.norm(up, axis=1, keepdims=True)])
+    tree_t, tree_face = TriangleBVH(plate.vertices, plate.faces).intersect(origins, directions)
+    brute_t, brute_face = brute_force_hits(plate.vertices, plate.faces, origins, directions)
+    assert np.isfinite(brute_t).sum() > 400  # many rays really hit
+    np.testing.assert_array_equal(tree_t, brute_t)
+    np.testing.assert_array_equal(tree_face, brute_face)
+    # the same through the traceable surface: points, normals and reflected directions
+    fast = trace_records([MeshSurface(plate)], origins, directions).records[0]
+    slow = trace_records([MeshSurface(plate, brute_force=True)], origins, directions).records[0]
+    for name in ("t", "points", "normals", "hit", "directions"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+
+
+def test_bvh_hits_equal_brute_force_on_an_ellipsoid_cap_and_on_tiny_meshes():
+    mirror = ellipsoid_mirror(F1, F2, 1.0)
+    cap = ellipsoid_mirror_mesh(mirror, 10)
+    rng = np.random.default_rng(2)
+    origins = np.repeat(F1[None], 800, 0) + rng.normal(scale=0.05, size=(800, 3))
+    directions = rng.normal(size=(800, 3))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    for vertices, faces in (
+        (cap.vertices, cap.faces),
+        (cap.vertices, cap.faces[:1]),
+        (cap.vertices, cap.faces[:5]),
+    ):
+        tree = TriangleBVH(vertices, faces).intersect(origins, directions)
+        brute = brute_force_hits(vertices, faces, origins, directions)
+        np.testing.assert_array_equal(tree[0], brute[0])
+        np.testing.assert_array_equal(tree[1], brute[1])
+    empty = TriangleBVH(cap.vertices, np.zeros((0, 3), dtype=np.int64)).intersect(origins, directions)
+    assert np.all(np.isinf(empty[0])) and np.all(empty[1] == -1)
