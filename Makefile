@@ -16,7 +16,7 @@ venv_of = $(if $(filter 5.0,$1),.venv,.venv-$1)
 python_of = $(if $(filter 4.% 5.0,$1),3.11,3.13)
 TEST_VENVS := $(foreach version,$(BLENDER_VERSIONS),$(call venv_of,$(version)))
 
-.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean genomes
+.PHONY: demo showcase test test-blender bench build lint venvs system-deps clean genomes fuzz
 
 # ---------------------------------------------------------------- environments
 # scripts/make_venv.sh finds the right Python by itself (pyenv included) and says what is missing.
@@ -42,6 +42,7 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) dance --camera --sequence first_position,weight_shift,tendu_front:right,tendu_side:right,tendu_back:right,developpe_side_90:right,arabesque_45:right,retire:right,releve:right --plot out/dancer_enchainement.png --fps 12 --out out/dancer_enchainement.blend --render out/dancer_enchainement.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) ik --bones 4 --length 96 --out out/ik.blend --render out/ik.mp4 --engine workbench
 	.venv/bin/python $(CLI) juggle --siteswap '<3p|3p>' --prop club --loops 1 --out out/juggling.blend --render out/juggling.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) juggle --rig rigify --siteswap 3 --prop club --loops 1 --out out/juggling_rigify.blend --render out/juggling_rigify.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) mirror --stage --rays 16 --travel-frames 16 --frames 16 --out out/mirrors.blend --render out/mirrors.mp4 --engine cycles --samples 16 --resolution 320x180
 	.venv/bin/python $(CLI) fly train --population 40 --generations 5 --flight-time 1 --genome out/fly_trained.npz --curve out/fly_training.png
 	.venv/bin/python $(CLI) fly bake --duration 6 --chase --camera --out out/fly.blend --render out/fly.mp4 --engine workbench --resolution 480x270
@@ -49,6 +50,7 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) fly bake --genome presets/fly/stroke_steer.npz --duration 6 --chase --camera --out out/fly_chase.blend --render out/fly_chase.mp4 --engine cycles --samples 8 --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene jelly --preset Jelly --length 48 --out out/jelly.blend --render out/jelly.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene rope --preset Rope --length 72 --out out/rope.blend --render out/rope.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) simulate --scene sheet --length 48 --out out/jelly_sheet.blend --render out/jelly_sheet.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene pile --length 60 --out out/rigid_pile.blend --render out/rigid_pile.mp4 --engine workbench --resolution 480x270
 
 # The README image: one still of each demo scene, tiled (run after make demo).
@@ -67,6 +69,17 @@ test: venvs dist/.stamp
 BLENDER ?= scripts/blender
 test-blender: .venv-pytest-blender/.stamp .venv/.stamp
 	.venv-pytest-blender/bin/python -m pytest -q tests/blender --blender-executable $(BLENDER)
+
+# A larger fuzz run than CI's (tests/blender/test_fuzz.py): every operator, FUZZ_CASES hostile argument
+# sets each plus its defaults, a random seed unless FUZZ_SEED is given; every case lands in out/fuzz.jsonl.
+FUZZ_CASES ?= 30
+FUZZ_SEED ?= random
+fuzz: .venv/.stamp
+	mkdir -p out
+	rm -f out/fuzz.jsonl
+	PROCANIM_FUZZ_CASES=$(FUZZ_CASES) PROCANIM_FUZZ_SEED=$(FUZZ_SEED) PROCANIM_FUZZ_DEFAULTS=1 \
+		PROCANIM_FUZZ_REPORT=$(CURDIR)/out/fuzz.jsonl .venv/bin/python -m pytest -q tests/blender/test_fuzz.py
+	.venv/bin/python tests/blender/fuzz.py --summary out/fuzz.jsonl
 
 # Retrain every shipped stroke-mode fly genome from presets/fly/recipes.toml (fixed seeds), bit for bit;
 # GENOME_ARGS="--workers 2" scores each generation on a local Dask cluster (same files).

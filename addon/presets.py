@@ -76,13 +76,17 @@ MAX_NAME_LENGTH = 64
 def load_user_presets(kind: str, directory: Path) -> list[dict[str, Any]]:
     """The user's presets of ``kind`` (none when the file does not exist yet)."""
     path = directory / f"{kind}.toml"
-    if not path.is_file():
+    try:
+        stamp = path.stat()
+    except OSError:
         return []
-    return [dict(p) for p in _load_fresh(path)]
+    # Menus redraw often: the file is parsed again only when it changed on disk.
+    return [dict(p) for p in _load_user(path, stamp.st_mtime_ns, stamp.st_size)]
 
 
-def _load_fresh(path: Path) -> tuple[dict[str, Any], ...]:
-    _load.cache_clear()  # the user's file changes while Blender runs
+@cache
+def _load_user(path: Path, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...]:
+    _load.cache_clear()
     try:
         return _load(path)
     except PresetError as exc:
@@ -153,6 +157,7 @@ def _write_presets(path: Path, presets: list[dict[str, Any]]) -> Path:
         partial.unlink(missing_ok=True)
         raise PresetError(f"cannot write the presets file {path}: {exc.strerror or exc}") from None
     _load.cache_clear()
+    _load_user.cache_clear()
     return path
 
 

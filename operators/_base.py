@@ -7,13 +7,34 @@ generator (``bake``) that yields progress and a ``write`` step, and runs it bloc
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from typing import Any
 
 import bpy
 
+from ..addon import limits
 from ..addon.errors import ProcAnimError
+
+#: Estimated seconds of work an operator may start when it blocks (a script's call): a minute.
+#: From the sidebar long work runs modal with progress and Esc, and the CLI is a batch job that
+#: Ctrl+C stops, so both may ask for more.
+BLOCKING_TIME_LIMIT = limits.TIME_LIMIT
+INTERACTIVE_TIME_LIMIT = 4 * 3600.0
+_batch_depth = 0
+
+
+class batch_mode:
+    """Within this context (the headless CLI) operators may start long work, as from the sidebar."""
+
+    def __enter__(self) -> None:
+        global _batch_depth
+        _batch_depth += 1
+
+    def __exit__(self, *exc_info) -> None:
+        global _batch_depth
+        _batch_depth -= 1
 
 # ID collections a generator may add to; everything new in them is removed on failure.
 _TRACKED_DATA = (
@@ -52,26 +73,151 @@ class DataSnapshot:
             bpy.data.batch_remove(new)
 
 
+# Render settings an operator may change (the render export does); restored on failure.
+_RENDER_SETTINGS = ("engine", "resolution_x", "resolution_y", "resolution_percentage", "filepath")
+
+#: Float properties whose declared hard range is wider than this get it as their hard limit: no
+#: ProcAnim setting means anything beyond a thousand kilometres, seconds or units, and larger values
+#: overflow once squared (3.4e38, the float maximum, is what Blender clamps inf to).
+UNBOUNDED_FLOAT_LIMIT = 1e6
+
+
+class SceneState:
+    """The scene settings an operator may change besides datablocks, to put back on failure:
+    frame range and current frame, frame rate, camera, world, render output, active object, selection."""
+
+    def __init__(self, context: bpy.types.Context) -> None:
+        self.scene = context.scene
+        self.view_layer = context.view_layer
+        scene = self.scene
+        if scene is None:
+            return
+        self.frames = (scene.frame_start, scene.frame_end, scene.frame_current)
+        self.fps = (scene.render.fps, scene.render.fps_base)
+        self.camera = scene.camera
+        self.world = scene.world
+        self.render = {name: getattr(scene.render, name) for name in _RENDER_SETTINGS}
+        layer = self.view_layer
+        self.active = layer.objects.active if layer is not None else None
+        self.selected = [o for o in _live(layer.objects) if o.select_get()] if layer is not None else []
+
+    def restore_frame(self) -> None:
+        scene = self.scene
+        if scene is not None and scene.frame_current != self.frames[2]:
+            scene.frame_set(self.frames[2])
+
+    def restore(self) -> None:
+        scene = self.scene
+        if scene is None:
+            return
+        layer = self.view_layer
+        if layer is not None:
+            layer.update()  # drop the view layer's entries of objects the rollback deleted
+        start, end, _ = self.frames
+        if (scene.frame_start, scene.frame_end) != (start, end):
+            scene.frame_start = min(start, scene.frame_end)
+            scene.frame_end = end
+            scene.frame_start = start
+        if (scene.render.fps, scene.render.fps_base) != self.fps:
+            scene.render.fps, scene.render.fps_base = self.fps
+        if scene.camera != self.camera:
+            scene.camera = _alive(self.camera)
+        if scene.world != self.world:
+            scene.world = _alive(self.world)
+        for name, value in self.render.items():
+            if getattr(scene.render, name) != value:
+                setattr(scene.render, name, value)
+        if layer is not None:
+            keep = {o.as_pointer() for o in self.selected if _alive(o) is not None}
+            for obj in _live(layer.objects):
+                if obj.select_get() != (obj.as_pointer() in keep):
+                    obj.select_set(obj.as_pointer() in keep)
+            if layer.objects.active != self.active:
+                layer.objects.active = _alive(self.active)
+        self.restore_frame()
+
+
+def one_line(error: BaseException) -> str:
+    """The status bar shows one short line: control characters from a user's text are shown escaped
+    and a message quoting a huge value is cut in the middle."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))
+    return text if len(text) <= 400 else text[:280] + " ... " + text[-100:]
+
+
+def _alive(block: bpy.types.ID | None) -> bpy.types.ID | None:
+    """``block`` if it still exists (a rollback may have deleted it), else None."""
+    try:
+        return block if block is not None and block.name is not None else None
+    except ReferenceError:
+        return None
+
+
+def _live(objects: Iterable[bpy.types.Object | None]) -> list[bpy.types.Object]:
+    return [o for o in objects if o is not None]
+
+
+def check_numeric_properties(operator: bpy.types.Operator) -> None:
+    """Refuse NaN and infinity in any float property, and values beyond ``UNBOUNDED_FLOAT_LIMIT``
+    in one declared without a real hard limit, before anything is computed or written."""
+    allowed = getattr(operator, "nonfinite_allowed", ())
+    for prop in operator.properties.bl_rna.properties:
+        if prop.type != "FLOAT" or prop.identifier in allowed:
+            continue
+        value = getattr(operator, prop.identifier)
+        values = list(_flatten(value))
+        if not all(math.isfinite(v) for v in values):
+            raise ProcAnimError(f"{prop.name} must be a finite number, got {_shown(value)}")
+        cap = UNBOUNDED_FLOAT_LIMIT
+        if prop.hard_max > cap and any(v > cap for v in values):
+            raise ProcAnimError(f"{prop.name} is {_shown(value)}; at most {cap:g}")
+        if prop.hard_min < -cap and any(v < -cap for v in values):
+            raise ProcAnimError(f"{prop.name} is {_shown(value)}; at least {-cap:g}")
+
+
+def _flatten(value) -> Iterable[float]:
+    if isinstance(value, float | int):
+        yield float(value)
+        return
+    for item in value:
+        yield from _flatten(item)
+
+
+def _shown(value) -> str:
+    if isinstance(value, float | int):
+        return f"{value:g}"
+    return "(" + ", ".join(_shown(v) for v in value) + ")"
+
+
 class ProcAnimOperator:
-    """Mixin for every ProcAnim operator: subclasses implement ``run(context) -> set[str]``."""
+    """Mixin for every ProcAnim operator: subclasses implement ``run(context) -> set[str]``.
+
+    A float property listed in the class attribute ``nonfinite_allowed`` may be NaN or infinite.
+    """
+
+    def time_limit(self) -> float:
+        """Seconds of estimated work this run may start (see ``BLOCKING_TIME_LIMIT``)."""
+        if _batch_depth or getattr(self, "_interactive", False):
+            return INTERACTIVE_TIME_LIMIT
+        return BLOCKING_TIME_LIMIT
 
     def execute(self, context: bpy.types.Context) -> set[str]:
-        scene = context.scene
-        frame = scene.frame_current if scene else None
+        state = SceneState(context)
         snapshot = DataSnapshot()
         try:
+            check_numeric_properties(self)
             return self.run(context)
         except ProcAnimError as exc:
             snapshot.rollback()
-            self.report({"ERROR"}, str(exc))
+            state.restore()
+            self.report({"ERROR"}, one_line(exc))
             return {"CANCELLED"}
         except BaseException:
             # A bug, not bad input: still leave the scene clean, then let the traceback show.
             snapshot.rollback()
+            state.restore()
             raise
         finally:
-            if scene is not None and frame is not None and scene.frame_current != frame:
-                scene.frame_set(frame)
+            state.restore_frame()
 
 
 ProgressStep = float | tuple[float, str]
@@ -124,15 +270,17 @@ class BakeOperator(ProcAnimOperator):
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
         if bpy.app.background or context.window is None:
             return self.execute(context)
-        self._frame = context.scene.frame_current
+        self._state = SceneState(context)
         self._snapshot = DataSnapshot()
+        self._interactive = True
         try:
+            check_numeric_properties(self)
             self._steps = self.bake(context)
             self._advance(time.perf_counter() + self._slice_seconds)
         except StopIteration as stop:
             return self._finish(context, stop.value)
         except ProcAnimError as exc:
-            return self._fail(context, str(exc))
+            return self._fail(context, one_line(exc))
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.02, window=context.window)
         wm.progress_begin(0, 1000)
@@ -146,8 +294,7 @@ class BakeOperator(ProcAnimOperator):
             self._stop_ui(context)
             if result is not None:
                 return self._finish(context, result, cancelled=True)
-            self._snapshot.rollback()
-            self._restore_frame(context)
+            self._rollback()
             self.report({"WARNING"}, f"{self.bl_label} cancelled")
             return {"CANCELLED"}
         if event.type != "TIMER" or event.timer is not getattr(self, "_timer", None):
@@ -159,11 +306,10 @@ class BakeOperator(ProcAnimOperator):
             return self._finish(context, stop.value)
         except ProcAnimError as exc:
             self._stop_ui(context)
-            return self._fail(context, str(exc))
+            return self._fail(context, one_line(exc))
         except BaseException:
             self._stop_ui(context)
-            self._snapshot.rollback()
-            self._restore_frame(context)
+            self._rollback()
             raise
         context.window_manager.progress_update(int(1000 * min(max(fraction, 0.0), 1.0)))
         text = f"{self.bl_label}: {fraction:.0%}" + (f", {message}" if message else "") + " (Esc to stop)"
@@ -182,25 +328,24 @@ class BakeOperator(ProcAnimOperator):
         try:
             status = self.write(context, result)
         except ProcAnimError as exc:
-            return self._fail(context, str(exc))
+            return self._fail(context, one_line(exc))
         except BaseException:
-            self._snapshot.rollback()
+            self._rollback()
             raise
         finally:
-            self._restore_frame(context)
+            self._state.restore_frame()
         if cancelled:
             self.report({"WARNING"}, f"{self.bl_label} stopped early; kept the best result so far")
         return status
 
     def _fail(self, context: bpy.types.Context, message: str) -> set[str]:
-        self._snapshot.rollback()
-        self._restore_frame(context)
+        self._rollback()
         self.report({"ERROR"}, message)
         return {"CANCELLED"}
 
-    def _restore_frame(self, context: bpy.types.Context) -> None:
-        if context.scene.frame_current != self._frame:
-            context.scene.frame_set(self._frame)
+    def _rollback(self) -> None:
+        self._snapshot.rollback()
+        self._state.restore()
 
     def _stop_ui(self, context: bpy.types.Context) -> None:
         wm = context.window_manager

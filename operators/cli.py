@@ -14,6 +14,7 @@ from pathlib import Path
 import bpy
 
 from ..addon.errors import ProcAnimError
+from ._base import batch_mode
 
 
 class CliError(Exception):
@@ -89,7 +90,8 @@ def call_operator(idname: str, **properties) -> set[str]:
     category, name = idname.split(".")
     operator = getattr(getattr(bpy.ops, category), name)
     try:
-        result = operator("EXEC_DEFAULT", **properties)
+        with batch_mode():
+            result = operator("EXEC_DEFAULT", **properties)
     except RuntimeError as exc:  # bpy.ops raises on an ERROR report
         message = str(exc).strip().removeprefix("Error: ").strip()
         raise CliError(f"{idname}: {message}") from None

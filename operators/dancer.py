@@ -105,6 +105,11 @@ class DancerBakeProperties:
                          description="Lift the right foot to the left knee (needs the weight shift)")
     releve: BoolProperty(name="Releve", default=True,
                          description="Rise onto the left toe and hold still (needs the retire)")
+    allow_unbalanced: BoolProperty(
+        name="Unbalanced Steps", default=False,
+        description="Experimental: also simulate the steps the balance controller cannot hold yet (plies, "
+        "releve on both feet, the quarter pivot, position changes); the dancer falls in them and the "
+        "bake shows the fall")
     position_time: FloatProperty(name="Position Time", description="Seconds standing in the position",
                                  default=1.5, min=0.2, max=30.0, unit="TIME_ABSOLUTE")
     shift_time: FloatProperty(name="Shift Time", description="Seconds for the weight shift",
@@ -306,7 +311,8 @@ class PROCANIM_OT_bake_balance(DancerBakeProperties, BakeOperator, bpy.types.Ope
             durations = None if self.sequence.strip() else durations_of(self)
             self._sequence_text = ",".join(
                 name if seconds is None else f"{name}@{seconds:g}" for name, seconds in sequence)
-            result = yield from perform_steps(sequence, gains=gains, durations=durations, **body)
+            result = yield from perform_steps(sequence, gains=gains, durations=durations,
+                                              allow_unbalanced=self.allow_unbalanced, **body)
         return result
 
     def write(self, context: bpy.types.Context, result: Balance | Performance) -> set[str]:
@@ -379,7 +385,14 @@ def bake_helpers(armature: bpy.types.Object, frames: np.ndarray, com: np.ndarray
     collection = armature.users_collection[0]
     old = [obj for obj in collection.objects if obj.get(HELPER_KEY) == armature.name]
     if old:
+        # Their data and actions too: a re-bake must not leave an orphan action per helper.
         data = [obj.data for obj in old if obj.data is not None]
+        data += [obj.animation_data.action for obj in old if obj.animation_data and obj.animation_data.action]
+        data += [
+            obj.data.animation_data.action
+            for obj in old
+            if obj.data is not None and obj.data.animation_data and obj.data.animation_data.action
+        ]
         bpy.data.batch_remove(old)
         bpy.data.batch_remove([d for d in data if d.users == 0])
     helpers = []
@@ -561,6 +574,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--sequence", default="first_position,weight_shift,retire,releve",
                    help="comma-separated: a position, then steps (name[:left|:right][@seconds]); "
                    "names: " + ", ".join(POSITIONS + STEPS))
+    p.add_argument("--allow-unbalanced", action="store_true",
+                   help="also simulate steps the controller cannot hold yet (the dancer falls in them)")
     p.add_argument("--experiment", choices=("sequence", "balance"), default="sequence",
                    help="the ballet sequence, or the heel-to-middle balance test")
     p.add_argument("--strategy", choices=("cop", "com"), default="cop", help="balance test strategy")
@@ -579,7 +594,8 @@ def _cli_dance(args, context) -> None:
     if args.experiment == "sequence":
         try:
             # Checked before anything is added: an illegal step names itself and why.
-            plan(parse_sequence_text(args.sequence), height=args.height)
+            plan(parse_sequence_text(args.sequence), height=args.height,
+                 allow_unbalanced=args.allow_unbalanced)
         except DancerError as exc:
             raise CliError(f"dance: {exc}") from None
     if args.fps is not None:
@@ -598,6 +614,7 @@ def _cli_dance(args, context) -> None:
     else:
         call_operator("procanim.add_dancer", height=args.height, mass=args.mass, sex=args.sex.upper())
     call_operator("procanim.bake_balance", experiment=args.experiment.upper(), sequence=args.sequence,
+                  allow_unbalanced=args.allow_unbalanced,
                   strategy=args.strategy.upper(), balance_duration=args.duration,
                   target_rig=rig.name if rig is not None else "")
     image = bpy.data.images.get(PLOT_IMAGE)

@@ -18,6 +18,7 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from mathutils import Matrix, Vector
 
+from ..addon import limits
 from ..addon.errors import ProcAnimError
 from ..addon.geometry import closest_points_on_segments
 from ..addon.kinematics import Chain, Solver, TrackResult, track
@@ -38,6 +39,14 @@ JOINT_ITEMS = (
 )
 _AXES = "xyz"
 _CHUNK_FRAMES = 25
+#: Blender's last frame (MAXFRAME).
+MAX_FRAME = 1_048_574
+#: Rotations, positions and errors kept per bone and frame, with the keys written from them (bytes).
+IK_BYTES_PER_BONE_FRAME = 256.0
+#: Solver work per wall-clock second on a busy 2-core machine; a frame whose target must be sampled
+#: by evaluating the scene costs about as much as a thousand bone iterations.
+IK_BONE_ITERATIONS_PER_SECOND = 1e6
+IK_SCENE_EVALUATION_COST = 1000.0
 
 
 class IKError(ProcAnimError):
@@ -516,8 +525,20 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
     direction_target: StringProperty(
         name="Direction", description="Optional object whose Z axis the last bone points along (by name)"
     )
-    frame_start: IntProperty(name="Start", description="First frame to bake (default: scene's)", default=1)
-    frame_end: IntProperty(name="End", description="Last frame to bake (default: scene's)", default=250)
+    frame_start: IntProperty(
+        name="Start",
+        description="First frame to bake (default: scene's)",
+        default=1,
+        min=-MAX_FRAME,
+        max=MAX_FRAME,
+    )
+    frame_end: IntProperty(
+        name="End",
+        description="Last frame to bake (default: scene's)",
+        default=250,
+        min=-MAX_FRAME,
+        max=MAX_FRAME,
+    )
     __annotations__.update(solver_properties())
 
     @classmethod
@@ -575,6 +596,18 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
         solver = self._setting(stored, "solver")
         tolerance = self._setting(stored, "tolerance")
         iterations = self._setting(stored, "iterations_per_frame")
+        frame_count = end - start + 1
+        bones = len(bone_chain.bone_names)
+        what = f"baking {bones} bones over {frame_count} frames"
+        hint = "bake a shorter frame range"
+        limits.check_memory(what, float(frame_count) * bones, IK_BYTES_PER_BONE_FRAME, hint)
+        limits.check_time(
+            what + f" with up to {iterations} iterations each",
+            float(frame_count) * (bones * iterations + IK_SCENE_EVALUATION_COST),
+            IK_BONE_ITERATIONS_PER_SECOND,
+            hint + " or allow fewer iterations per frame",
+            limit=self.time_limit(),
+        )
         annealing = self._setting(stored, "annealing")
         frames = np.arange(start, end + 1)
 
@@ -637,6 +670,8 @@ class PROCANIM_OT_bake_ik(BakeOperator, bpy.types.Operator):
             writers.write_pose_quaternions(
                 job.armature, name, job.frames, result.rotations[:, index], keep_outside=True
             )
+        if self.limb != "NONE":
+            rig_targets.use_fk_for_limb(job.armature, self.limb, job.frames)
         context.scene.frame_set(context.scene.frame_current)
         worst = int(np.argmax(result.errors))
         out_of_reach = int(np.sum(~result.reachable))

@@ -19,7 +19,6 @@ from ..addon.juggling.body import (
     arm_bone_names,
     arm_pose_quaternions,
     rest_skeleton,
-    yaw_matrix,
 )
 from ..addon.juggling.body_motion import BodyMotion
 from ..addon.juggling.meshes import limb, prop_mesh, sphere
@@ -374,7 +373,9 @@ class JuggleBaker(BakeOperator):
             if stage.camera and len(arms) > 1:
                 _add_view_cameras(context, collection, arms, pattern)
         _write_props(collection, result, interpolation)
-        if self.floor and stage.floor:
+        # A pattern that bounces needs the floor it bounces on, even in a scene of the user's.
+        bounces = any(flight.bounces for flight in pattern.flights)
+        if self.floor and (stage.floor or bounces):
             _add_floor(collection, pattern, result.placement)
         # The keys span whole loops, so a Cycles modifier carries the pattern past the frame range.
         for obj in collection.all_objects:
@@ -488,8 +489,19 @@ def _write_juggler(
         for polygon in part.data.polygons:
             polygon.use_smooth = True
 
-    rotation = yaw_matrix(pattern.juggler_yaws[juggler])
-    origin = pattern.juggler_origins[juggler]
+    # Where the juggler stands at each key (a JML file may walk and turn it).
+    frame_origins, frame_yaws = pattern.juggler_frames((result.frames - result.frames[0]) / result.fps)
+    origin, yaw = frame_origins[juggler], frame_yaws[juggler]
+    if pattern.root_motion and pattern.root_motion[juggler] is not None:
+        group = "Object Transforms"
+        writers.write_channels(arm, "location", result.frames, origin, group, interpolation)
+        turns = np.column_stack([np.zeros_like(yaw), np.zeros_like(yaw), yaw])
+        writers.write_channels(arm, "rotation_euler", result.frames, turns, group, interpolation)
+
+    def to_local(points: np.ndarray) -> np.ndarray:
+        d = points - origin
+        c, s = np.cos(yaw), np.sin(yaw)
+        return np.stack([c * d[:, 0] + s * d[:, 1], -s * d[:, 0] + c * d[:, 1], d[:, 2]], axis=-1)
 
     def rest(name: str) -> np.ndarray:
         return np.array(arm.data.bones[name].matrix_local.to_3x3())
@@ -527,7 +539,7 @@ def _write_juggler(
             inverse = np.linalg.inv(torso[juggler])  # (T, 4, 4)
             local = []
             for points in (shoulders, elbows, hands):
-                p = (points[juggler, hand] - origin) @ rotation
+                p = to_local(points[juggler, hand])
                 local.append(np.einsum("tij,tj->ti", inverse[:, :3, :3], p) + inverse[:, :3, 3])
             per_offset.append(arm_pose_quaternions(*local, upper_rest, fore_rest))
         for which, bone_name in ((0, upper_name), (1, fore_name)):
@@ -714,7 +726,7 @@ def add_cli(subparsers) -> None:
     parser.add_argument(
         "--rig",
         help="juggle with your own armature instead of ProcAnim's figure: FILE.blend:OBJECT "
-        "(comma-separated, one per juggler, for passing patterns)",
+        "(comma-separated, one per juggler, for passing patterns), or 'rigify' for Blender's Rigify human",
     )
     parser.add_argument("--jml", type=Path, help="import this Juggling Lab .jml file instead of --siteswap")
     parser.add_argument("--jml-entry", type=int, default=1, help="which pattern of a .jml list (default 1)")

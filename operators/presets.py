@@ -174,6 +174,8 @@ class PROCANIM_OT_preset_remove(ProcAnimOperator, bpy.types.Operator):
 
 
 def is_user_preset(kind: str, name: str) -> bool:
+    if not name:
+        return False
     folder = user_preset_folder()
     try:
         return folder is not None and any(p["name"] == name for p in load_user_presets(kind, folder))

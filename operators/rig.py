@@ -365,7 +365,9 @@ def stage_around(context: bpy.types.Context, rigs: list[Rig], stage: writers.Sta
     from .preferences import preferences
 
     own = {r.obj for r in rigs}
-    others = [o for o in context.scene.objects if o not in own and o.parent not in own]
+    # Rigify's bone widgets are scene objects too, but part of the rig.
+    shapes = {b.custom_shape for r in rigs for b in r.obj.pose.bones if b.custom_shape is not None}
+    others = [o for o in context.scene.objects if o not in own and o.parent not in own and o not in shapes]
     if others:
         return stage
     prefs = preferences(context)
@@ -373,13 +375,75 @@ def stage_around(context: bpy.types.Context, rigs: list[Rig], stage: writers.Sta
     return writers.Stage(camera=stage.camera, light=stage.light, floor=floor, frame_range=True)
 
 
+#: Radii (metres) of the simple body drawn on a generated Rigify character, by deform bone prefix.
+_BODY_RADII = (
+    ("DEF-spine.006", 0.0),
+    ("DEF-spine.005", 0.045),
+    ("DEF-spine.004", 0.05),
+    ("DEF-spine", 0.12),
+    ("DEF-shoulder", 0.045),
+    ("DEF-upper_arm", 0.05),
+    ("DEF-forearm", 0.04),
+    ("DEF-hand", 0.035),
+    ("DEF-thigh", 0.075),
+    ("DEF-shin", 0.055),
+    ("DEF-foot", 0.045),
+    ("DEF-toe", 0.035),
+)
+
+
+def generate_rigify_character(context: bpy.types.Context, name: str = "Rigify Character") -> bpy.types.Object:
+    """Blender's own Rigify human, generated here (the metarig removed), with a simple skinless body
+    of capsules parented to its deform bones so that it renders: a stand-in for your character."""
+    import addon_utils
+
+    from ..addon.juggling.meshes import limb, sphere
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    metarig = context.view_layer.objects.active
+    bpy.ops.pose.rigify_generate()
+    rig = context.view_layer.objects.active
+    bpy.data.objects.remove(metarig)
+    rig.name = name
+    skin = writers.principled_material("Character Skin", (0.80, 0.58, 0.45, 1.0), roughness=0.6)
+    cloth = writers.principled_material("Character Clothes", (0.55, 0.20, 0.25, 1.0), roughness=0.8)
+    collection = rig.users_collection[0]
+    for bone in rig.data.bones:
+        radius = next((r for prefix, r in _BODY_RADII if bone.name.startswith(prefix)), None)
+        if not bone.use_deform or radius is None:
+            continue
+        if bone.name.startswith("DEF-spine.006"):
+            vertices, faces = sphere(0.11)
+            vertices = vertices + np.array([0.0, 0.45 * bone.length, 0.0])
+        else:
+            vertices, faces = limb(radius, bone.length)
+        part = writers.new_object(
+            f"{name} {bone.name}", writers.mesh_from_arrays(bone.name, vertices, faces), collection
+        )
+        part.parent = rig
+        part.parent_type = "BONE"
+        part.parent_bone = bone.name
+        part.location = (0.0, -bone.length, 0.0)
+        bare = any(k in bone.name for k in ("hand", "forearm", "spine.006", "spine.005", "spine.004"))
+        writers.assign_material(part, skin if bare else cloth)
+        for polygon in part.data.polygons:
+            polygon.use_smooth = True
+    context.view_layer.update()
+    return rig
+
+
 def load_cli_rigs(spec: str) -> list[str]:
-    """``FILE.blend:Object[,FILE.blend:Object...]`` (or plain object names already in the scene):
-    append each armature into the current scene; returns the objects' names in this file."""
+    """``FILE.blend:Object[,FILE.blend:Object...]`` (or plain object names already in the scene, or
+    ``rigify`` for Blender's own Rigify human generated here): bring each armature into the current
+    scene; returns the objects' names in this file."""
     from .cli import CliError
 
     names = []
     for item in rig_names(spec):
+        if item.lower() == "rigify":
+            names.append(generate_rigify_character(bpy.context).name)
+            continue
         path, _, name = item.rpartition(":") if ".blend:" in item else ("", "", item)
         if not path:
             if name not in bpy.data.objects:
@@ -436,6 +500,22 @@ def limb_chain(obj: bpy.types.Object, limb: str) -> tuple[str, int]:
             raise RigError(f"{tip!r} does not hang under {upper!r} in {obj.name!r}: fix the bone map")
         length += 1
     return tip, length
+
+
+def use_fk_for_limb(obj: bpy.types.Object, limb: str, frames: np.ndarray) -> list:
+    """On a Rigify rig, switch the limb baked by :func:`limb_chain` to FK (``IK_FK`` = 1, keyed over
+    ``frames``) so its FK controls' keys show; other rigs are left alone."""
+    side = limb[-1]
+    holder = f"{'upper_arm' if limb.startswith('ARM') else 'thigh'}_parent.{side}"
+    if not bone_map_of(obj).is_rigify or holder not in obj.pose.bones:
+        return []
+    pose_bone = obj.pose.bones[holder]
+    if "IK_FK" not in pose_bone.keys():
+        return []
+    pose_bone["IK_FK"] = 1.0
+    path = f'pose.bones["{bpy.utils.escape_identifier(holder)}"]["IK_FK"]'
+    span = np.asarray(frames, dtype=np.float64)[[0, -1]]
+    return writers.write_channels(obj, path, span, np.ones(2), holder, "CONSTANT", keep_outside=True)
 
 
 # ------------------------------------------------------------------------------------ juggling
@@ -582,7 +662,10 @@ class PROCANIM_OT_use_active_rig(ProcAnimOperator, bpy.types.Operator):
     def run(self, context: bpy.types.Context) -> set[str]:
         active = _active_armature(context)
         others = [o.name for o in context.selected_objects if o.type == "ARMATURE" and o != active]
-        settings = getattr(context.scene.procanim, self.settings)
+        group = self.settings if self.settings.isidentifier() else ""
+        settings = getattr(context.scene.procanim, group, None)
+        if settings is None or not hasattr(settings, "target_rig"):
+            raise RigError(f"no generator settings named {self.settings!r} take a target rig")
         settings.target_rig = ", ".join([active.name, *sorted(others)])
         return {"FINISHED"}
 

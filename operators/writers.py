@@ -488,8 +488,8 @@ class Stage:
     """What an Add may create besides the generator's own objects, decided before it adds anything.
 
     An empty scene gets a camera, a light, a floor and the frame range, so add-then-render works; a
-    scene the user built keeps its camera, lights and frame range (a camera or light is added only
-    where it has none), and no floor appears under their set.
+    scene the user built keeps its camera, lights and frame range (a camera, and a sun if it has no
+    light either, only where it has no camera), and no floor appears under their set.
     """
 
     camera: bool
@@ -508,7 +508,8 @@ def stage_for(context: bpy.types.Context) -> Stage:
     empty = len(scene.objects) == 0
     return Stage(
         camera=add_camera and scene.camera is None,
-        light=add_camera and not any(obj.type == "LIGHT" for obj in scene.objects),
+        # A scene with a camera is set up for rendering already: its lighting is the user's.
+        light=add_camera and scene.camera is None and not any(obj.type == "LIGHT" for obj in scene.objects),
         floor=add_floor and empty,
         frame_range=empty,
     )
@@ -531,6 +532,11 @@ def clear_collection(collection: bpy.types.Collection) -> None:
         for d in orphans:
             del pending[d.as_pointer()]
         bpy.data.batch_remove(orphans)
+    # Deleting objects leaves stale (None) entries in the view layer's object list until it resyncs,
+    # and selecting or activating objects afterwards trips over them.
+    view_layer = getattr(bpy.context, "view_layer", None)
+    if objects and view_layer is not None:
+        view_layer.update()
 
 
 def _child_collections(collection: bpy.types.Collection) -> list[bpy.types.Collection]:

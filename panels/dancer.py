@@ -92,6 +92,7 @@ class PROCANIM_PT_dancer(GeneratorPanel, bpy.types.Panel):
             buttons.separator()
             buttons.operator("procanim.dancer_step_move", text="", icon="TRIA_UP").direction = "UP"
             buttons.operator("procanim.dancer_step_move", text="", icon="TRIA_DOWN").direction = "DOWN"
+            box.prop(settings, "allow_unbalanced")
         if settings.experiment == "SEQUENCE" and len(settings.steps) == 0:
             box.prop(settings, "sequence")
             box.prop(settings, "position")

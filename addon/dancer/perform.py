@@ -83,6 +83,37 @@ def _contact_points(sim: DancerSim, bodies: tuple[str, ...]) -> NDArray[np.float
     return d.geom_xpos[mask, :2].copy()
 
 
+def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle: NDArray[np.float64],
+                frame: NDArray[np.float64], iterations: int = 40) -> dict[str, float]:
+    """Leg joint angles that put the ``side`` ankle at ``ankle`` with the foot's axes ``frame``
+    (3x3, columns x y z), the rest of the body as in ``qpos`` (damped least squares on MuJoCo's
+    Jacobians)."""
+    mj, m, d = scratch.mj, scratch.model, scratch.data
+    names = [f"thigh.{side}_x", f"thigh.{side}_y", f"thigh.{side}_z", f"shin.{side}_y",
+             f"foot.{side}_y", f"foot.{side}_x"]
+    index = [scratch.index[n] for n in names]
+    dofs = scratch.dadr[index]
+    qadr = scratch.qadr[index]
+    body = scratch.body_ids[f"foot.{side}"]
+    d.qpos[:] = qpos
+    jacp = np.zeros((3, m.nv))
+    jacr = np.zeros((3, m.nv))
+    for _ in range(iterations):
+        mj.mj_kinematics(m, d)
+        mj.mj_comPos(m, d)
+        current = d.xmat[body].reshape(3, 3)
+        position_error = ankle - d.xpos[body]
+        rotation_error = 0.5 * sum(np.cross(current[:, i], frame[:, i]) for i in range(3))
+        mj.mj_jacBody(m, d, jacp, jacr, body)
+        jac = np.vstack([jacp[:, dofs], jacr[:, dofs]])
+        error = np.concatenate([position_error, rotation_error])
+        step = jac.T @ np.linalg.solve(jac @ jac.T + 1e-4 * np.eye(6), error)
+        d.qpos[qadr] += step
+        if np.abs(error).max() < 1e-5:
+            break
+    return {name: float(d.qpos[a]) for name, a in zip(names, qadr, strict=True)}
+
+
 def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
     """The pose a position really stands in: both feet flattened on the floor."""
     scratch = DancerSim(body)
@@ -179,6 +210,8 @@ def perform_steps(
     carried = np.zeros(len(body.joints))
     fell, fall_time = False, float("inf")
     airborne = 0
+    spots: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+    scratch = DancerSim(body)
     tick = 0
     phase_start = 0.0
     count = 0
@@ -201,6 +234,8 @@ def perform_steps(
                 dropped = sim.lean_offsets(lean, leg_weights(side))
                 prev_pose_vec = prev_pose_vec + dropped
                 carried = np.where(leg_mask(side), dropped, carried)
+                foot_id = sim.body_ids[f"foot.{side}"]
+                spots[side] = (sim.data.xpos[foot_id].copy(), sim.data.xmat[foot_id].reshape(3, 3).copy())
         for side in stance:
             if side not in previous:
                 # A leg joining the stance takes the lean from here on: no jump in its targets.
@@ -223,6 +258,17 @@ def perform_steps(
                     carried = np.where(leg_mask(side), landing, carried)
             pose_vec = pose_vec + carried
             via_vec = via_vec + carried
+        if phase.land is not None:
+            # The free foot goes back onto the spot it left (or just above it), flat, wherever the
+            # pelvis is now: the leg's targets come from the body as it stands this tick.
+            for side in ("L", "R"):
+                if side not in stance and side in spots:
+                    ankle, frame = spots[side]
+                    placed = _place_foot(scratch, sim.data.qpos.copy(), side,
+                                         ankle + np.array([0.0, 0.0, phase.land]), frame)
+                    for name, value in placed.items():
+                        pose_vec[sim.index[name]] = value
+                    pose_vec[sim.index[f"toe.{side}_y"]] = 0.0
         phase_target = _com_target(sim, phase.target, meas.com)
         phase_ticks = int(round(phase.duration / CONTROL_DT))
         lean_joints: dict[str, float] = {}

@@ -272,6 +272,7 @@ class Phase:
     starts_step: bool = False
     key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
     level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
+    land: float | None = None  # put the free foot back on its spot, this high above it (m)
 
 
 @dataclass(frozen=True)
@@ -402,7 +403,9 @@ def _check_balanced(state: State, name: str) -> None:
                           "dancer falls closing): add a weight_shift first")
     if name == "weight_shift" and state.hover:
         raise DancerError("the working foot is still held off the floor after the last step; shifting "
-                          "the weight back onto it is not balanced yet")
+                          "the weight back onto it is not reliably balanced yet (the foot is set down on "
+                          "its spot, but some sequences fall after it)")
+
     if state.position != "first_position":
         # The weight shift is tuned from first position only; from the wide second or the crossed
         # fifth the dancer falls, so refuse instead of baking a fall.
@@ -473,8 +476,14 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if state.hover:
             # The hovering foot joins the stance first (the weight stays where it is), then the
             # weight goes over.
-            phases.append(Phase(label, WEIGHT_SHIFT_SET_DOWN, pose, "both", "foot:" + state.support,
-                                1.5, 0.5))
+            phases.append(Phase(label, WEIGHT_SHIFT_SET_DOWN, pose, state.support, "foot:" + state.support,
+                                0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=0.0))
+            # The landed leg keeps the joint angles that put it on its spot.
+            landed = f".{other(state.support)}_"
+            shift_pose = {k: v for k, v in pose.items()
+                          if landed not in k or k.startswith(("upper_arm", "forearm"))}
+            phases.append(Phase(label, duration, shift_pose, "both", "foot:" + support, 0.5, 2.0))
+            return phases, replace(state, support=support, hover=False)
         phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0))
         return phases, replace(state, support=support, hover=False)
 

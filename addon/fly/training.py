@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import limits
 from .errors import FlyError
 from .fitness import FITNESS_FUNCTIONS
 from .ga import Population, check_rates, mean_fitness
@@ -22,6 +23,14 @@ from .simulate import simulate_genomes_steps
 
 TARGET_REACH = 0.3  # m: steering targets are drawn this far from the start in each free direction
 TARGET_REACH_BY_SIZE = {"cartoon": TARGET_REACH, "fruit_fly": 0.05}
+
+
+#: Simulated fly-seconds per wall-clock second (a population flies vectorised), measured on a busy
+#: 2-core machine (200 at best, 80 when other work shares it; the defaults' 6,000 fly-seconds took
+#: 30-90 s); quasi-steady aerodynamics cost about twice as much.
+FLY_SECONDS_PER_SECOND = {"drag": 80.0, "quasi_steady": 45.0}
+#: Memory per fly in flight: its genome, state and network activations (bytes, with margin).
+GENOME_BYTES_ESTIMATE = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,14 @@ class TrainingConfig:
         if self.starts < 1 or not (np.isfinite(self.start_spread) and self.start_spread >= 0):
             raise FlyError("Use at least one start point and a non-negative start spread")
         self.model()
+
+    def check_size(self, time_limit: float = limits.TIME_LIMIT) -> None:
+        """Refuse a training run that would take longer than ``time_limit`` seconds or exhaust memory."""
+        what = f"training {self.population} flies x {self.generations} generations x {self.duration:g} s"
+        hint = "use a smaller population, fewer generations or a shorter flight time"
+        limits.check_memory(what, self.population * max(self.starts, 1), GENOME_BYTES_ESTIMATE, hint)
+        fly_seconds = float(self.population) * self.generations * self.duration * max(self.starts, 1)
+        limits.check_time(what, fly_seconds, FLY_SECONDS_PER_SECOND[self.aero], hint, limit=time_limit)
 
     @property
     def layers(self) -> tuple[int, ...]:

@@ -95,10 +95,21 @@ def body_motion(pattern, times: ArrayLike, gain: float = 1.0) -> BodyMotion:
     origins = pattern.juggler_origins
     yaws = pattern.juggler_yaws
     props = pattern.prop_positions(t) if pattern.num_props else np.zeros((0, len(t), 3))
+    frame_origins, frame_yaws = pattern.juggler_frames(t)
     for j in range(jugglers):
         c, s = math.cos(yaws[j]), math.sin(yaws[j])
         to_local = np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
-        local = (hands[j] - origins[j]) @ to_local.T  # (2, T, 3)
+        # Each sample in the juggler's frame at that moment (jugglers a JML file moves).
+        cos_t, sin_t = np.cos(frame_yaws[j]), np.sin(frame_yaws[j])
+
+        def in_frame(points: Array, j: int = j, cos_t: Array = cos_t, sin_t: Array = sin_t) -> Array:
+            d = points - frame_origins[j]
+            return np.stack(
+                [cos_t * d[..., 0] + sin_t * d[..., 1], -sin_t * d[..., 0] + cos_t * d[..., 1], d[..., 2]],
+                axis=-1,
+            )
+
+        local = in_frame(hands[j])  # (2, T, 3)
         own = [f for f in pattern.flights if f.from_juggler == j]
         # Knees: a dip centred on each throw, deeper for higher throws.
         duration = np.array([f.catch_time - f.throw_time for f in own])
@@ -147,7 +158,7 @@ def body_motion(pattern, times: ArrayLike, gain: float = 1.0) -> BodyMotion:
             # A Gaussian around the apex, lowered to reach zero (continuously) half a flight away.
             x = _wrapped(t - apex, loop) / (0.25 * span)
             w = np.maximum(np.exp(-(x**2)) - math.exp(-4.0), 0.0)
-            prop_local = (props[f.prop] - origins[j]) @ to_local.T
+            prop_local = in_frame(props[f.prop])
             gaze += w[:, None] * prop_local
             weights_sum += w
         gaze /= weights_sum[:, None]

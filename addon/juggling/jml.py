@@ -16,8 +16,9 @@ Every error names the line and the element.
 Frames: JML events are centimetres in the juggler's own frame (x to the juggler's right, y forward,
 z up) with ``y = 0`` Juggling Lab's juggling plane, ``PATTERN_Y`` (30 cm) in front of the juggler's
 position; a ``<position>`` is the juggler's place (cm, ``z`` = the hands' base height, 100 by
-default) and ``angle`` (degrees) turns the juggler's x axis from the world's. In Blender metres,
-z up, a juggler whose position angle is ``a`` has ProcAnim yaw ``a + 180`` degrees.
+default) and ``angle`` (degrees) turns the juggler's x axis from the world's. Blender's world is
+Juggling Lab's turned half a turn about z (x and y negated, so that a juggler at angle 0 faces the
+front camera, as in Juggling Lab's view); a position angle ``a`` is ProcAnim yaw ``a``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 import math
 import os
 import xml.parsers.expat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
@@ -46,7 +47,7 @@ from .motion import (
     _scoop_bottom,
 )
 from .parameters import PatternConfig, parse_config, plan_config
-from .paths import GRAVITY, MotionError, PeriodicSpline, parabola, solve_bounce
+from .paths import GRAVITY, Ballistic, MotionError, PeriodicSpline, parabola, solve_bounce
 from .timing import BOUNCE_FRAC_DEFAULT, neighbour_spacing
 
 __all__ = ["JmlEntry", "JmlError", "JmlPattern", "dump", "load", "PATTERN_Y"]
@@ -642,28 +643,47 @@ def _images(spec: JmlPattern) -> tuple[list[_Image], float, float]:
     return images, loop, period
 
 
-def _placements(spec: JmlPattern) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:
-    """Juggler origins (m, feet on the floor), ProcAnim yaws and hand base heights (m)."""
+def _placements(spec: JmlPattern, loop: float) -> tuple[np.ndarray, np.ndarray, list]:
+    """Juggler origins (m, feet on the floor), ProcAnim yaws, and per juggler None or periodic
+    splines of where it stands and faces when its ``<position>``s move it (over one loop)."""
     origins, yaws = juggler_placement(spec.jugglers, neighbour_spacing(spec.jugglers))
-    heights = np.full(spec.jugglers, POSITION_Z / 100)
-    note = None
+    moving: list = [None] * spec.jugglers
     for j in range(1, spec.jugglers + 1):
-        mine = sorted((p for p in spec.positions if p.juggler == j), key=lambda p: p.t)
+        mine = sorted((p for p in spec.positions if p.juggler == j), key=lambda p: p.t % loop)
         if not mine:
             continue
         first = mine[0]
-        if any(
-            (p.x, p.y, p.z, p.angle % 360) != (first.x, first.y, first.z, first.angle % 360) for p in mine[1:]
-        ):
-            note = (
-                f"line {mine[1].line}, <position>: juggler {j} moves during the pattern; ProcAnim keeps "
-                "the juggler at the first position"
-            )
         # A juggler whose hands are higher than Juggling Lab's 100 cm stands that much higher.
-        origins[j - 1] = (first.x / 100, first.y / 100, (first.z - POSITION_Z) / 100)
-        yaws[j - 1] = math.radians(first.angle) + math.pi
-        heights[j - 1] = first.z / 100
-    return origins, yaws, heights, note
+        origins[j - 1] = (-first.x / 100, -first.y / 100, (first.z - POSITION_Z) / 100)
+        yaws[j - 1] = math.radians(first.angle)
+        keys = {}
+        for p in mine:
+            keys.setdefault(round(p.t % loop, 9), p)
+        if len(keys) < 2 or all(
+            (p.x, p.y, p.z, p.angle % 360) == (first.x, first.y, first.z, first.angle % 360) for p in mine
+        ):
+            continue
+        times = np.array(sorted(keys))
+        rows = [keys[t] for t in sorted(keys)]
+        places = np.array([(-p.x / 100, -p.y / 100, (p.z - POSITION_Z) / 100) for p in rows])
+        turns = [math.radians(rows[0].angle)]
+        for p in rows[1:]:
+            step = (math.radians(p.angle) - turns[-1] + math.pi) % (2 * math.pi) - math.pi
+            turns.append(turns[-1] + step)
+        angles = np.zeros((len(rows), 3))
+        angles[:, 0] = turns
+        moving[j - 1] = (_periodic(times, places, loop), _periodic(times, angles, loop))
+    return origins, yaws, moving
+
+
+def _periodic(times: np.ndarray, values: np.ndarray, period: float) -> PeriodicSpline:
+    """A smooth closed curve through ``values`` at ``times`` (slopes from the neighbours)."""
+    before = np.roll(values, 1, axis=0)
+    after = np.roll(values, -1, axis=0)
+    t_before = np.roll(times, 1) - np.where(np.arange(len(times)) == 0, period, 0.0)
+    t_after = np.roll(times, -1) + np.where(np.arange(len(times)) == len(times) - 1, period, 0.0)
+    slopes = (after - before) / (t_after - t_before)[:, None]
+    return PeriodicSpline(times, values, slopes, period)
 
 
 def _world(origin: np.ndarray, yaw: float, height: float, x: float, y: float, z: float) -> np.ndarray:
@@ -724,7 +744,26 @@ def layout(
             raise MotionError(f"frame rate must be positive, got {frame_rate}")
         scale = max(1, round(period * frame_rate)) / (period * frame_rate)
     period *= scale
-    origins, yaws, heights, note = _placements(spec)
+    origins, yaws, moving = _placements(spec, loop)
+    if scale != 1.0:
+        moving = [
+            None
+            if m is None
+            else tuple(
+                PeriodicSpline(c.times * scale, c.positions, c.velocities / scale, c.period * scale)
+                for c in m
+            )
+            for m in moving
+        ]
+
+    def frame(j: int, t: float) -> tuple[np.ndarray, float, float]:
+        """Where juggler ``j`` stands (origin), faces (yaw) and holds its hands (height) at ``t``."""
+        if moving[j] is None:
+            return origins[j], float(yaws[j]), float(origins[j][2]) + POSITION_Z / 100
+        place = moving[j][0].sample(np.array([t]))[0][0]
+        turn = float(moving[j][1].sample(np.array([t]))[0][0, 0])
+        return place, turn, float(place[2]) + POSITION_Z / 100
+
     hands_count = spec.jugglers * 2
 
     kind, mod = spec.props[0]
@@ -750,7 +789,8 @@ def layout(
                 raise JmlError(f"line {b.line}, <event>: two events of one hand at t={b.t / scale:g} s")
         for image in items:
             j = image.juggler
-            positions[id(image)] = _world(origins[j], yaws[j], heights[j], image.x, image.y, image.z)
+            origin, yaw, height = frame(j, image.t)
+            positions[id(image)] = _world(origin, yaw, height, image.x, image.y, image.z)
 
     spacing = max(2 * radius, 0.05 * prop_size) * 1.1
 
@@ -893,9 +933,7 @@ def layout(
         items = per_hand[h]
         juggler, side = divmod(h, 2)
         if not items:
-            rest = _world(
-                origins[juggler], yaws[juggler], heights[juggler], 25.0 if side == RIGHT else -25.0, 0.0, 0.0
-            )
+            rest = _world(*frame(juggler, 0.0), 25.0 if side == RIGHT else -25.0, 0.0, 0.0)
             splines.append(PeriodicSpline(np.zeros(1), rest[None], np.zeros((1, 3)), period))
             continue
         times = np.array([im.t for im in items])
@@ -953,9 +991,9 @@ def layout(
         _tracks=tracks,
         floor_height=0.0,
         title=spec.title or None,
+        root_motion=moving if any(m is not None for m in moving) else None,
     )
-    warnings = [w for w in (note, _reach_warning(pattern)) if w]
-    pattern.reach_warning = "; ".join(warnings) or None
+    pattern.reach_warning = _reach_warning(pattern)
     return pattern
 
 
@@ -1015,18 +1053,27 @@ def _moves(items: list) -> list:
 # Export
 
 
+def _shifted_flight(flight: Flight, seconds: float) -> Flight:
+    if seconds == 0.0:
+        return flight
+    arcs = tuple(Ballistic(a.t0 + seconds, a.t1 + seconds, a.p0, a.v0, a.gravity) for a in flight.arcs)
+    return replace(
+        flight, throw_time=flight.throw_time + seconds, catch_time=flight.catch_time + seconds, arcs=arcs
+    )
+
+
 def _number(value: float, digits: int = 4) -> str:
     text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
-def dump(pattern: Pattern, title: str | None = None) -> str:
-    """One loop of ``pattern`` as a JML (version 3) pattern: an event for every throw and catch (with
-    the props each hand holds), one delay symmetry over the loop, the jugglers' positions and the
+def dump(pattern: Pattern, title: str | None = None, loops: int = 1) -> str:
+    """``loops`` loops of ``pattern`` as a JML (version 3) pattern: an event for every throw and catch
+    (with the props each hand holds), one delay symmetry over them, the jugglers' positions and the
     prop type. Juggling Lab has no clubs: clubs are written as balls and their spins in a comment."""
-    loop = pattern.loop_duration
+    one_loop = pattern.loop_duration
+    loop = one_loop * loops
     name = title or pattern.title or pattern.siteswap.text
-    heights = np.full(pattern.num_jugglers, POSITION_Z / 100)
     events: dict[tuple[int, int, int], dict] = {}
 
     def event_for(time: float, juggler: int, hand: int, point: np.ndarray) -> dict:
@@ -1035,12 +1082,9 @@ def dump(pattern: Pattern, title: str | None = None) -> str:
             t = 0.0
         key = (juggler, hand, round(t * 1e7))
         if key not in events:
-            x, y, z = _local(
-                pattern.juggler_origins[juggler],
-                float(pattern.juggler_yaws[juggler]),
-                heights[juggler],
-                point,
-            )
+            origins, yaws = pattern.juggler_frames([t])
+            origin = origins[juggler, 0]
+            x, y, z = _local(origin, float(yaws[juggler, 0]), float(origin[2]) + POSITION_Z / 100, point)
             events[key] = dict(t=t, juggler=juggler, hand=hand, x=x, y=y, z=z, throws=[], catches=[])
         return events[key]
 
@@ -1053,7 +1097,15 @@ def dump(pattern: Pattern, title: str | None = None) -> str:
         offset = f.arcs[0].p0 - hand_at(f.throw_time, f.from_juggler, f.from_hand)
         return float(offset[0] * math.cos(yaw) + offset[1] * math.sin(yaw))
 
-    flights = sorted((f for f in pattern.flights if 0.0 <= f.throw_time < loop - 1e-9), key=across)
+    flights = sorted(
+        (
+            _shifted_flight(f, r * one_loop)
+            for r in range(loops)
+            for f in pattern.flights
+            if 0.0 <= f.throw_time < one_loop - 1e-9
+        ),
+        key=across,
+    )
     for f in flights:
         start = f.arcs[0]
         throw = event_for(
@@ -1107,12 +1159,17 @@ def dump(pattern: Pattern, title: str | None = None) -> str:
     identity = "".join(f"({p})" for p in range(1, pattern.num_props + 1))
     lines.append(f'<symmetry type="delay" pperm="{identity}" delay="{_number(loop, 7)}"/>')
     for j in range(pattern.num_jugglers):
-        origin = pattern.juggler_origins[j]
-        angle = (math.degrees(float(pattern.juggler_yaws[j])) - 180.0) % 360.0
-        lines.append(
-            f'<position x="{_number(origin[0] * 100)}" y="{_number(origin[1] * 100)}" '
-            f'z="{_number(POSITION_Z)}" t="0" angle="{_number(angle)}" juggler="{j + 1}"/>'
-        )
+        moving = pattern.root_motion[j] if pattern.root_motion else None
+        stamps = moving[0].times if moving is not None else np.zeros(1)
+        origins, yaws = pattern.juggler_frames(stamps)
+        for k, stamp in enumerate(stamps):
+            origin = origins[j, k]
+            angle = math.degrees(float(yaws[j, k])) % 360.0
+            lines.append(
+                f'<position x="{_number(-origin[0] * 100)}" y="{_number(-origin[1] * 100)}" '
+                f'z="{_number(POSITION_Z + origin[2] * 100)}" t="{_number(float(stamp), 7)}" '
+                f'angle="{_number(angle)}" juggler="{j + 1}"/>'
+            )
     for event in sorted(events.values(), key=lambda e: (e["t"], e["juggler"], e["hand"])):
         side = "left" if event["hand"] == LEFT else "right"
         lines.append(

@@ -159,6 +159,9 @@ class Pattern:
     reach_warning: str | None = None
     #: True when the beat is Juggling Lab's automatic one (possibly slowed for bounces).
     auto_beat: bool = False
+    #: Per juggler, None (standing still) or periodic splines of its origin and of its yaw (in the
+    #: first component), when a JML file moves the juggler.
+    root_motion: list | None = None
     #: How much the juggler's body moves with the pattern (0: a still torso, 1: ProcAnim's default).
     body_motion_gain: float = 1.0
     #: None when every hand stays within ``max_hand_acceleration``; otherwise one sentence naming the
@@ -281,16 +284,30 @@ class Pattern:
         out[..., 3, 3] = 1.0
         return out
 
+    def juggler_frames(self, times: ArrayLike) -> tuple[Array, Array]:
+        """Where each juggler stands and faces at ``times``: origins ``(J, T, 3)`` and yaws ``(J, T)``.
+        Jugglers stand still unless a JML file moves them (``root_motion``)."""
+        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
+        origins = np.broadcast_to(self.juggler_origins[:, None, :], (self.num_jugglers, len(t), 3)).copy()
+        yaws = np.broadcast_to(self.juggler_yaws[:, None], (self.num_jugglers, len(t))).copy()
+        for j, motion in enumerate(self.root_motion or ()):
+            if motion is not None:
+                place, turn = motion
+                origins[j] = place.sample(t)[0]
+                yaws[j] = turn.sample(t)[0][:, 0]
+        return origins, yaws
+
     def shoulder_positions(self, times: ArrayLike) -> Array:
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         out = np.empty((self.num_jugglers, 2, len(t), 3))
         moved = self.torso_transforms(t) if self.body_motion_gain else None
+        origins, yaws = self.juggler_frames(t)
         for j in range(self.num_jugglers):
             for hand in (0, 1):
                 local = np.broadcast_to(self.body.shoulder_local(hand), (len(t), 3))
                 if moved is not None:
                     local = np.einsum("tij,tj->ti", moved[j, :, :3, :3], local) + moved[j, :, :3, 3]
-                out[j, hand] = self._to_world(j, local)
+                out[j, hand] = _yawed(local, yaws[j]) + origins[j]
         return out
 
     def elbow_positions(self, times: ArrayLike) -> Array:
@@ -300,11 +317,11 @@ class Pattern:
         hands = self.hand_positions(times)
         shoulders = self.shoulder_positions(times)
         outward = np.empty_like(hands)
+        _, yaws = self.juggler_frames(times)
         for j in range(self.num_jugglers):
             for hand in (0, 1):
-                outward[j, hand] = yaw_matrix(self.juggler_yaws[j]) @ np.array(
-                    [self.body.hand_side(hand), 0.0, 0.0]
-                )
+                side = np.broadcast_to([self.body.hand_side(hand), 0.0, 0.0], (yaws.shape[1], 3))
+                outward[j, hand] = _yawed(side, yaws[j])
         return solve_elbows(
             shoulders, hands, self.body.upper_arm, self.body.forearm, self.chicken_wing, outward=outward
         )
@@ -313,11 +330,10 @@ class Pattern:
         """Shoulders, elbows, hands ``(2, T, 3)`` of one juggler in that juggler's own frame."""
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         elbows, _ = self._solve_arms(t)
-        rot = yaw_matrix(self.juggler_yaws[juggler])
-        origin = self.juggler_origins[juggler]
+        origins, yaws = self.juggler_frames(t)
 
         def local(points: Array) -> Array:
-            return (points - origin) @ rot
+            return _yawed(points - origins[juggler], -yaws[juggler])
 
         return (
             local(self.shoulder_positions(t)[juggler]),
@@ -401,6 +417,17 @@ class Pattern:
             np.asarray(local, dtype=np.float64) @ yaw_matrix(self.juggler_yaws[juggler]).T
             + (self.juggler_origins[juggler])
         )
+
+
+def _yawed(points: Array, yaws: Array) -> Array:
+    """Points ``(..., T, 3)`` turned about +Z by per-sample ``yaws`` ``(T,)``."""
+    points = np.asarray(points, dtype=np.float64)
+    c, s = np.cos(yaws), np.sin(yaws)
+    out = np.empty_like(points)
+    out[..., 0] = c * points[..., 0] - s * points[..., 1]
+    out[..., 1] = s * points[..., 0] + c * points[..., 1]
+    out[..., 2] = points[..., 2]
+    return out
 
 
 def _smoothstep(s: Array) -> Array:

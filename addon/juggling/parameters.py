@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from dataclasses import replace as replaced
 
 from ..errors import ProcAnimError
+from .hand_siteswap import hand_siteswap
 from .model import Siteswap
 from .motion import Pattern, plan_pattern
 from .notation import parse_siteswap
@@ -105,9 +107,7 @@ class PatternConfig:
 
     def siteswap(self) -> Siteswap:
         if self.hss is not None:
-            raise ConfigError(
-                f"hss={self.hss}: hand siteswaps are not supported yet; write the pattern in siteswap"
-            )
+            return hand_siteswap(self.pattern, self.hss, self.handspec)
         return parse_siteswap(self.pattern)
 
     def plan(self, **options) -> Pattern:
@@ -431,7 +431,50 @@ def plan_config(config: PatternConfig | str, *, defaults: dict | None = None, **
     pattern.title = config.title or config.pattern
     if config.body is not None:
         pattern.body_positions = parse_body(config.body)
+        pattern = _walk(pattern, pattern.body_positions)
+        if config.colors is not None:
+            pattern.prop_colors = parse_colors(config.colors, pattern.num_props)
+        pattern.title = config.title or config.pattern
     return pattern
+
+
+def _walk(pattern: Pattern, body: list) -> Pattern:
+    """The pattern with its jugglers moved by Juggling Lab's ``body=``: every throw and catch keeps
+    its place in the juggler's own frame, the juggler stands and turns where ``body=`` says (beat by
+    beat, several positions in a beat spread over it), and the flights are solved again between the
+    moved hands. Clubs become balls (the layout is Juggling Lab's, which has no clubs)."""
+    from . import jml
+
+    # The walk repeats after its own number of beats: lay out whole loops until both line up.
+    walk_beats = 1
+    for beats in body:
+        walk_beats = walk_beats * len(beats) // math.gcd(walk_beats, len(beats))
+    loops = walk_beats // math.gcd(walk_beats, pattern.loop_beats)
+    spec = jml.load(jml.dump(pattern, loops=loops))[0].pattern
+    assert spec is not None
+    positions = []
+    tau = pattern.beat_duration
+    for j in range(pattern.num_jugglers):
+        beats = body[j % len(body)]
+        for beat in range(pattern.loop_beats * loops):
+            entry = beats[beat % len(beats)]
+            for index, place in enumerate(entry):
+                if place is None:
+                    continue
+                angle, x, y, z = place
+                t = (beat + index / len(entry)) * tau
+                positions.append(jml.JmlPosition(x=x, y=y, z=z, t=t, angle=angle, juggler=j + 1, line=0))
+    if not positions:
+        return pattern
+    walked = jml.layout(replaced(spec, positions=tuple(positions)), body=pattern.body)
+    # Still the same pattern and beat, over as many of its loops as the walk needs.
+    walked.siteswap = pattern.siteswap
+    walked.beat_duration = pattern.beat_duration
+    walked.loop_beats = pattern.loop_beats * loops
+    walked.dwell_ratio = pattern.dwell_ratio
+    walked.auto_beat = pattern.auto_beat
+    walked.acceleration_warning = pattern.acceleration_warning
+    return walked
 
 
 def config_status(text: str) -> tuple[bool, str]:

@@ -31,6 +31,10 @@ class KinematicsError(ProcAnimError, ValueError):
     """A chain, target or pose that cannot be solved; the message says which value is wrong."""
 
 
+#: Coordinates (metres) beyond this overflow once squared in the solvers, or lose every digit of precision.
+MAX_MAGNITUDE = 1e9
+
+
 def _finite(name: str, value: ArrayLike, shape: tuple[int, ...]) -> Array:
     try:
         array = np.asarray(value, dtype=np.float64)
@@ -40,6 +44,8 @@ def _finite(name: str, value: ArrayLike, shape: tuple[int, ...]) -> Array:
         raise KinematicsError(f"{name} must have shape {shape}, got {array.shape}")
     if not np.all(np.isfinite(array)):
         raise KinematicsError(f"{name} contains NaN or infinity: {array.tolist()}")
+    if array.size and float(np.max(np.abs(array))) > MAX_MAGNITUDE:
+        raise KinematicsError(f"{name} has a value beyond {MAX_MAGNITUDE:g}: {array.tolist()}")
     return array
 
 

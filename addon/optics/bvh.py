@@ -8,13 +8,18 @@ one level at a time, so every step is one numpy batch however many rays there ar
 triangles are then tested with exactly the arithmetic of :func:`ray_triangle_hits`, which the brute
 force uses too, so both agree ray for ray (ties between triangles sharing an edge go to the lower
 face index, as with the brute force).
+
+Many rays from one point (a trace from a focus) go through a fan grid instead: triangles binned by
+their projection seen from that point, one cell lookup per ray (:class:`_FanGrid`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-LEAF_SIZE = 4
+LEAF_SIZE = 2
+#: From this many rays from one point on, a fan grid seen from that point is built and used.
+_FAN_MIN_RAYS = 2048
 #: Hits closer than this (metres) are ignored: the ray's own starting surface.
 MIN_DISTANCE = 1e-9
 _CHUNK = 16384
@@ -101,14 +106,18 @@ def _pieces(corners: np.ndarray, aspect: float = 3.0, most: int = 64):
 
 
 def _morton_order(centroids: np.ndarray) -> np.ndarray:
+    """Order of points ``(N, D)`` along a Z-order curve (10 bits per axis for D <= 3, fewer above)."""
     low = centroids.min(axis=0)
     # One scale for all axes: per-axis scaling would order a flat plate by height first.
     extent = max(float((centroids.max(axis=0) - low).max()), 1e-300)
-    cells = np.clip(((centroids - low) / extent * 1023.0).astype(np.int64), 0, 1023)
+    dims = centroids.shape[1]
+    bits = min(10, 62 // dims)
+    top = (1 << bits) - 1
+    cells = np.clip(((centroids - low) / extent * top).astype(np.int64), 0, top)
     code = np.zeros(len(centroids), dtype=np.int64)
-    for bit in range(10):
-        for axis in range(3):
-            code |= ((cells[:, axis] >> bit) & 1) << (3 * bit + axis)
+    for bit in range(bits):
+        for axis in range(dims):
+            code |= ((cells[:, axis] >> bit) & 1) << (dims * bit + axis)
     return np.argsort(code, kind="stable")
 
 
@@ -136,6 +145,10 @@ class TriangleBVH:
         # Pad with the last piece: testing its triangle twice changes nothing.
         padded = np.concatenate([order, np.full(leaves * leaf_size - len(order), order[-1])])
         self.leaf_faces = piece_face[padded].reshape(leaves, leaf_size)
+        # (3, leaves, leaf_size): each leaf's triangles side by side, gathered a leaf at a time.
+        self.leaf_base = np.ascontiguousarray(self.base[:, self.leaf_faces])
+        self.leaf_edge1 = np.ascontiguousarray(self.edge1[:, self.leaf_faces])
+        self.leaf_edge2 = np.ascontiguousarray(self.edge2[:, self.leaf_faces])
         scale = float(np.abs(vertices).max()) if len(vertices) else 1.0
         slack = 1e-9 * max(scale, 1e-300)  # conservative boxes: rounding never loses a touching hit
         low = [piece_low[padded].reshape(leaves, leaf_size, 3).min(axis=1) - slack]
@@ -175,6 +188,17 @@ class TriangleBVH:
         best_face = np.full(count, -1)
         if self.face_count == 0:
             return best_t, best_face
+        # Coherent batches: rays sorted along a Z-order curve of their origins and directions meet the
+        # same boxes, so every gather below reads nearby memory. Results are put back in order at the end.
+        shared = bool(np.all(origins == origins[0]))
+        if shared and count >= _FAN_MIN_RAYS:
+            fan = self._fan(origins[0])
+            if fan is not None:
+                return fan.intersect(self, origins[0], directions)
+        keys = directions if shared else np.concatenate([origins, directions], axis=1)
+        order = _morton_order(keys) if count > _CHUNK // 4 else None
+        if order is not None:
+            origins, directions = origins[order], directions[order]
         # A zero component becomes a huge finite one: (box - origin) * inverse is then never 0 * inf.
         safe = np.where(np.abs(directions) < 1e-300, 1e-300, directions)
         inverse_all = np.ascontiguousarray((1.0 / safe).T)
@@ -182,7 +206,6 @@ class TriangleBVH:
         directions_all = np.ascontiguousarray(directions.T)
         children = {1: np.arange(2), 2: np.arange(4)}
         # Rays from one point (a focus: the usual trace) need no per-pair gather of their origin.
-        shared = bool(np.all(origins == origins[0]))
         boxes = None
         if shared:
             boxes = (
@@ -207,18 +230,119 @@ class TriangleBVH:
                 rays = np.repeat(rays, width)
                 nodes = (np.repeat(nodes, width) << jump) | np.tile(children[jump], len(nodes))
                 level += jump
-                keep = self._box_hits(level, nodes, o if shared else o[:, rays], inverse[:, rays], boxes)
+                keep = self._box_hits(
+                    level, nodes, o if shared else o.take(rays, axis=1), inverse.take(rays, axis=1), boxes
+                )
                 rays, nodes = rays[keep], nodes[keep]
             if len(rays) == 0:
                 continue
             rays = np.repeat(rays, self.leaf_size)
-            tris = self.leaf_faces[nodes].reshape(-1)
+            tris = self.leaf_faces.take(nodes, axis=0).reshape(-1)
+            # Leaf triangles are stored leaf by leaf: one block take per leaf instead of one per triangle.
             t = ray_triangle_hits(
-                o if shared else o[:, rays],
-                d[:, rays],
-                self.base[:, tris],
-                self.edge1[:, tris],
-                self.edge2[:, tris],
+                o if shared else o.take(rays, axis=1),
+                d.take(rays, axis=1),
+                self.leaf_base.take(nodes, axis=1).reshape(3, -1),
+                self.leaf_edge1.take(nodes, axis=1).reshape(3, -1),
+                self.leaf_edge2.take(nodes, axis=1).reshape(3, -1),
+            )
+            hit = np.isfinite(t)
+            part_t, part_face = _nearest(rays[hit], tris[hit], t[hit], stop - start)
+            best_t[start:stop], best_face[start:stop] = part_t, part_face
+        if order is not None:
+            best_t[order], best_face[order] = best_t.copy(), best_face.copy()
+        return best_t, best_face
+
+    def _fan(self, origin) -> _FanGrid | None:
+        """The fan grid seen from ``origin`` (cached for the last origin), or None when the mesh is
+        not entirely in front of it."""
+        key = np.asarray(origin, dtype=np.float64).tobytes()
+        cached = getattr(self, "_fan_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        grid = _FanGrid.build(self, np.asarray(origin, dtype=np.float64))
+        self._fan_cache = (key, grid)
+        return grid
+
+
+class _FanGrid:
+    """Rays from one point (a focus): every triangle projected from that point onto a plane across
+    the mean view direction and binned into a grid of cells by its projected bounding box. A ray
+    looks up the one cell it passes through and tests only that cell's triangles, with the same
+    arithmetic as the brute force (the cells hold every triangle the ray can hit, so the answers are
+    the same). Only built when every triangle is in front of the point."""
+
+    @classmethod
+    def build(cls, tree: TriangleBVH, origin: np.ndarray) -> _FanGrid | None:
+        corners = np.stack([tree.base, tree.base + tree.edge1, tree.base + tree.edge2], axis=0)  # (3, 3, F)
+        relative = corners - origin[None, :, None]
+        axis = relative.mean(axis=(0, 2))
+        if not np.linalg.norm(axis) > 0:
+            return None
+        axis /= np.linalg.norm(axis)
+        helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        across = np.cross(axis, helper)
+        across /= np.linalg.norm(across)
+        other = np.cross(axis, across)
+        depth = np.einsum("k,vkf->vf", axis, relative)
+        scale = float(np.abs(relative).max())
+        if not depth.min() > 1e-6 * scale:
+            return None
+        u = np.einsum("k,vkf->vf", across, relative) / depth
+        w = np.einsum("k,vkf->vf", other, relative) / depth
+        grid = cls()
+        grid.axis, grid.across, grid.other = axis, across, other
+        low_u, high_u, low_w, high_w = u.min(axis=0), u.max(axis=0), w.min(axis=0), w.max(axis=0)
+        span = max(float(high_u.max() - low_u.min()), float(high_w.max() - low_w.min()), 1e-300)
+        pad = 1e-7 * span  # conservative: rounding never drops a triangle a ray can hit
+        grid.u0, grid.w0 = float(low_u.min()) - 2 * pad, float(low_w.min()) - 2 * pad
+        cells = int(np.clip(np.sqrt(tree.face_count / 2.0), 8, 2048))
+        grid.cells = cells
+        grid.size = (span + 4 * pad) / cells
+        first_u = np.clip(((low_u - pad - grid.u0) / grid.size).astype(np.int64), 0, cells - 1)
+        last_u = np.clip(((high_u + pad - grid.u0) / grid.size).astype(np.int64), 0, cells - 1)
+        first_w = np.clip(((low_w - pad - grid.w0) / grid.size).astype(np.int64), 0, cells - 1)
+        last_w = np.clip(((high_w + pad - grid.w0) / grid.size).astype(np.int64), 0, cells - 1)
+        wide = last_w - first_w + 1
+        counts = (last_u - first_u + 1) * wide
+        faces = np.repeat(np.arange(tree.face_count), counts)
+        local = np.arange(len(faces)) - np.repeat(np.cumsum(counts) - counts, counts)
+        cell = (np.repeat(first_u, counts) + local // np.repeat(wide, counts)) * cells + (
+            np.repeat(first_w, counts) + local % np.repeat(wide, counts)
+        )
+        order = np.argsort(cell, kind="stable")
+        grid.faces = faces[order]
+        grid.start = np.searchsorted(cell[order], np.arange(cells * cells + 1))
+        return grid
+
+    def intersect(self, tree: TriangleBVH, origin, directions) -> tuple[np.ndarray, np.ndarray]:
+        count = len(directions)
+        best_t = np.full(count, np.inf)
+        best_face = np.full(count, -1)
+        o = np.asarray(origin, dtype=np.float64)[:, None]
+        for start in range(0, count, _CHUNK * 4):
+            stop = min(count, start + _CHUNK * 4)
+            d = directions[start:stop]
+            depth = d @ self.axis
+            with np.errstate(divide="ignore", invalid="ignore"):
+                u = (d @ self.across) / depth
+                w = (d @ self.other) / depth
+            cu = np.floor((u - self.u0) / self.size)
+            cw = np.floor((w - self.w0) / self.size)
+            inside = (depth > 0) & (cu >= 0) & (cu < self.cells) & (cw >= 0) & (cw < self.cells)
+            rows = np.flatnonzero(inside)
+            cell = cu[rows].astype(np.int64) * self.cells + cw[rows].astype(np.int64)
+            first, counts = self.start[cell], self.start[cell + 1] - self.start[cell]
+            rays = np.repeat(rows, counts)
+            local = np.arange(len(rays)) - np.repeat(np.cumsum(counts) - counts, counts)
+            tris = self.faces[np.repeat(first, counts) + local]
+            d_pairs = np.ascontiguousarray(d.T).take(rays, axis=1)
+            t = ray_triangle_hits(
+                o,
+                d_pairs,
+                tree.base.take(tris, axis=1),
+                tree.edge1.take(tris, axis=1),
+                tree.edge2.take(tris, axis=1),
             )
             hit = np.isfinite(t)
             part_t, part_face = _nearest(rays[hit], tris[hit], t[hit], stop - start)

@@ -28,13 +28,19 @@ def as_points(values, name: str) -> np.ndarray:
     return array
 
 
+#: Farther than this from the origin (metres) a point's squared distances overflow or lose all precision.
+MAX_COORDINATE = 1e9
+
+
 def as_point(value, name: str) -> np.ndarray:
-    """``value`` as one finite 3-vector."""
+    """``value`` as one finite 3-vector within ``MAX_COORDINATE`` of the origin."""
     array = np.asarray(value, dtype=np.float64)
     if array.shape != (3,):
         raise OpticsError(f"{name} must be a 3D point, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise OpticsError(f"{name} contains NaN or infinite values")
+    if np.max(np.abs(array)) > MAX_COORDINATE:
+        raise OpticsError(f"{name} {tuple(array)} is farther than {MAX_COORDINATE:g} m from the origin")
     return array
 
 
@@ -149,6 +155,10 @@ class Ellipsoid:
         return t, points, normals
 
 
+#: Wider than this, relative to the focal distance, the spheroid is a sphere to float precision.
+MAX_MINOR_TO_SEPARATION = 1e6
+
+
 def ellipsoid_from_foci(f1, f2, minor_axis: float) -> Ellipsoid:
     """The prolate spheroid with foci ``f1``, ``f2`` and full minor-axis length ``minor_axis``.
 
@@ -161,9 +171,14 @@ def ellipsoid_from_foci(f1, f2, minor_axis: float) -> Ellipsoid:
         raise OpticsError(f"minor axis must be a positive length, got {minor_axis}")
     axis = second - first
     separation = float(np.linalg.norm(axis))
-    scale = max(float(np.max(np.abs(first))), float(np.max(np.abs(second))), minor, 1.0)
+    scale = max(float(np.max(np.abs(first))), float(np.max(np.abs(second))), 1.0)
     if separation <= 1e-12 * scale:
         raise OpticsError(f"the two foci coincide at {tuple(np.round(first, 6))}; move one of them")
+    if minor > MAX_MINOR_TO_SEPARATION * separation:
+        raise OpticsError(
+            f"minor axis {minor:g} is too wide for foci {separation:g} apart (at most "
+            f"{MAX_MINOR_TO_SEPARATION:g} times their distance): the ellipsoid would be a sphere"
+        )
     half_separation = separation / 2.0
     semi_minor = minor / 2.0
     semi_major = float(np.hypot(half_separation, semi_minor))

@@ -7,6 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .. import limits
 from .bvh import TriangleBVH, brute_force_hits
 from .ellipsoid import as_point, ellipsoid_from_path_length, unit_directions
 from .errors import OpticsError
@@ -156,6 +157,21 @@ def _lift(ellipsoid, centre, directions, normal, distances):
     return np.where(np.isfinite(lift), lift, 0.0)
 
 
+# Measured building plates on a 2-core machine (numpy roots + Blender mesh), with margin.
+FRESNEL_VERTICES_PER_SECOND = 50_000.0
+FRESNEL_BYTES_PER_VERTEX = 400.0
+
+
+def _check_plate_size(zone_count: int, segments: int, zone_steps: int) -> None:
+    # Every zone row is a strip of quads around the plate (step faces and louvre sides come on top);
+    # each zone also solves its own ellipsoid over every column, worth about 50 vertices of work.
+    vertices = float(zone_count) * (zone_steps + 1) * (segments + 1)
+    hint = "use fewer zones, segments or zone rows (or a wider zone width)"
+    plate = f"a Fresnel plate of {zone_count} zones x {segments} segments x {zone_steps} rows"
+    limits.check_memory(plate, vertices, FRESNEL_BYTES_PER_VERTEX, hint)
+    limits.check_time(plate, vertices + 50.0 * zone_count, FRESNEL_VERTICES_PER_SECOND, hint)
+
+
 def _lift_points(ellipsoid, plate_points, normal):
     """Heights along the plate normal from ``plate_points`` (rows, columns, 3) to the ellipsoid sheet
     that meets the plate at the last row (per column, as :func:`_lift`); 0 where the line misses."""
@@ -249,6 +265,8 @@ def fresnel_reflector(
     if int(segments) < 8 or int(zone_steps) < 1:
         raise OpticsError("a Fresnel plate needs at least 8 segments and 1 step per zone")
     segments, zone_steps = int(segments), int(zone_steps)
+    # Sizes first, before any array of them is allocated; the zone count from a zone width comes later.
+    _check_plate_size(1 if zone_width is not None else max(int(zones), 1), segments, zone_steps)
 
     # The optical centre minimises the focus-distance sum over the plane (Fermat): where the straight
     # path from f1 to f2 (or to f2's mirror image, same side) crosses the plate. The sum grows
@@ -296,6 +314,7 @@ def fresnel_reflector(
         zone_count = int(zones)
         if zone_count < 1:
             raise OpticsError(f"a Fresnel plate needs at least one zone, got {zones}")
+    _check_plate_size(zone_count, segments, zone_steps)
     radii = start + span * np.arange(zone_count + 1) / zone_count
     levels = _sum_of_distances(centre + radii[:, None] * reference_unit, first, second)
     levels[0] = sum_low

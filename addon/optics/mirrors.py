@@ -112,6 +112,14 @@ def cap_axis_towards(ellipsoid: Ellipsoid, side) -> np.ndarray:
     return local / np.linalg.norm(local)
 
 
+def _aperture_degrees(value: float, what: str) -> float:
+    """An aperture in (0, 180] degrees; 180 given through a float32 (Blender's pi) is 180.000005."""
+    degrees = float(value)
+    if not 0.0 < degrees <= 180.0 + 1e-4:
+        raise OpticsError(f"{what} must be in (0, 180] degrees, got {degrees:g}")
+    return min(degrees, 180.0)
+
+
 def ellipsoid_mirror(
     f1,
     f2,
@@ -123,8 +131,7 @@ def ellipsoid_mirror(
     """A mirror cap of the spheroid with foci ``f1``, ``f2``, centred on the ``side`` of its axis."""
     if kind not in KINDS:
         raise OpticsError(f"mirror kind must be one of {KINDS}, got {kind!r}")
-    if not 0.0 < aperture_deg <= 180.0:
-        raise OpticsError(f"mirror aperture must be in (0, 180] degrees, got {aperture_deg}")
+    aperture_deg = _aperture_degrees(aperture_deg, "mirror aperture")
     ellipsoid = ellipsoid_from_foci(f1, f2, minor_axis)
     axis = cap_axis_towards(ellipsoid, side)
     return EllipsoidMirror(ellipsoid, axis, float(np.radians(aperture_deg)), kind)
@@ -192,9 +199,8 @@ def mirror_chain(
         hit_point = origin + t_chief * direction
         axis = ellipsoid.to_sphere(hit_point[None, :])[0]
         axis /= np.linalg.norm(axis)
-        if not 0.0 < apertures[index] <= 180.0:
-            raise OpticsError(f"mirror {index + 1}: aperture must be in (0, 180] degrees")
-        mirror = EllipsoidMirror(ellipsoid, axis, float(np.radians(apertures[index])), kinds[index])
+        aperture = _aperture_degrees(apertures[index], f"mirror {index + 1}: aperture")
+        mirror = EllipsoidMirror(ellipsoid, axis, float(np.radians(aperture)), kinds[index])
         mirrors.append(mirror)
         normal = ellipsoid.normals_at(hit_point[None, :])
         direction = reflect(direction[None, :], normal)[0]

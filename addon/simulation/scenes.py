@@ -42,6 +42,9 @@ class SimulationSettings:
     use_ground: bool = True
     ground_height: float = 0.0
     # Substeps chosen per frame (see ``substeps``): ``substeps`` is then ignored.
+    # Rigid bodies slower than this (m/s) for half a second fall asleep (frozen until something moving
+    # comes near); 0 keeps every body awake.
+    sleep_speed: float = 0.05
     # Vertices of one soft body collide with each other (a folded cloth does not pass through itself).
     self_collision: bool = False
     auto_substeps: bool = False
@@ -382,7 +385,10 @@ def build_rigid_world(
     world.add_particle_collisions(
         settings.particle_radius, groups=np.repeat(np.arange(len(bodies)), sizes), friction=settings.friction
     )
+    if settings.sleep_speed > 0:
+        world.enable_sleeping(settings.sleep_speed, frames=max(1, round(0.5 * settings.fps)))
     _add_environment(world, colliders, settings)
+    world.separate()  # bodies resting on the ground or on each other start there, not with a jump
     return world, samples, offsets
 
 

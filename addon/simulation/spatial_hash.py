@@ -10,6 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 _OFFSETS = np.array([(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)], dtype=np.int64)
+# The own cell and the 13 neighbours "after" it: every pair of neighbouring cells is visited once, so
+# half the range lookups of all 27 (a pair found from cell c towards c + o is the one c + o has towards c).
+_HALF_OFFSETS = np.array([o for o in _OFFSETS.tolist() if tuple(o) >= (0, 0, 0)], dtype=np.int64)
 # Cell coordinates are packed into one int64 key; 2^20 cells per axis is far beyond any scene here.
 _BITS = 21
 _MASK = (1 << _BITS) - 1
@@ -46,15 +49,17 @@ def close_pairs(points: NDArray[np.float64], radius: float) -> NDArray[np.int64]
     sorted_keys = keys[order]
     found_i = []
     found_j = []
-    for offset in _OFFSETS:
+    for offset in _HALF_OFFSETS:
         neighbour = _keys(cells + offset)
         lo = np.searchsorted(sorted_keys, neighbour, side="left")
         hi = np.searchsorted(sorted_keys, neighbour, side="right")
         owner, slot = _expand_ranges(lo, hi - lo)
         other = order[slot]
-        keep = owner < other
-        found_i.append(owner[keep])
-        found_j.append(other[keep])
+        if not offset.any():  # the own cell: each pair appears both ways, keep one
+            keep = owner < other
+            owner, other = owner[keep], other[keep]
+        found_i.append(np.minimum(owner, other))
+        found_j.append(np.maximum(owner, other))
     i = np.concatenate(found_i)
     j = np.concatenate(found_j)
     close = np.einsum("ij,ij->i", points[i] - points[j], points[i] - points[j]) < radius * radius

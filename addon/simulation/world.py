@@ -137,6 +137,7 @@ class World:
         self._collision_groups: NDArray[np.int64] | None = None
         self._collide_particles = False
         self._self_collision: dict | None = None
+        self._sleep: dict | None = None
         self._clusters: dict[str, NDArray] | None = None
         self._volumes: list[dict] = []
 
@@ -177,18 +178,23 @@ class World:
         return float(np.max(length / d["rest"][stiff]) - 1.0)
 
     def snapshot(self) -> tuple:
-        """The state a frame changes (positions, velocities, clock, cluster rotations), for ``restore``."""
+        """The state a frame changes (positions, velocities, clock, cluster rotations, who is asleep),
+        for ``restore``."""
         clusters = self._clusters
         rotations = None if clusters is None else (clusters["quaternions"].copy(), clusters["warm"].copy())
-        return self._x.copy(), self._v.copy(), self.time, self.frame, rotations
+        sleep = None if self._sleep is None else (self._sleep["calm"].copy(), self._sleep["asleep"].copy())
+        return self._x.copy(), self._v.copy(), self.time, self.frame, rotations, self._w.copy(), sleep
 
     def restore(self, state: tuple) -> None:
         """Go back to a ``snapshot`` (e.g. to redo a frame with more substeps)."""
-        x, v, time, frame, rotations = state
+        x, v, time, frame, rotations, weights, sleep = state
         self._x, self._v, self.time, self.frame = x.copy(), v.copy(), time, frame
+        self._w = weights.copy()
         if rotations is not None and self._clusters is not None:
             self._clusters["quaternions"] = rotations[0].copy()
             self._clusters["warm"] = rotations[1].copy()
+        if sleep is not None and self._sleep is not None:
+            self._sleep["calm"], self._sleep["asleep"] = sleep[0].copy(), sleep[1].copy()
 
     def kinetic_energy(self) -> float:
         mass = np.where(self._w > 0, 1.0 / np.maximum(self._w, _TINY), 0.0)
@@ -317,6 +323,85 @@ class World:
             if labels.shape != (len(self._x),) or labels.dtype.kind not in "iu":
                 raise SimulationError(f"collision groups must be {len(self._x)} integer labels")
             self._collision_groups = labels.astype(np.int64)
+
+    def separate(self, iterations: int = 10) -> None:
+        """Push apart what starts overlapping (particles inside the ground, a collider or another body)
+        by moving positions only: a box placed on the floor starts a particle radius up instead of
+        being launched by a velocity-making correction in its first substep."""
+        x = self._x.copy()
+        free = self._w > 0
+        self._prepare_colliders(x, np.zeros_like(x), 1e-3)
+        pairs = self._particle_pairs(x, 0.25 * self.particle_radius) if self._collide_particles else None
+        with np.errstate(all="ignore"):
+            for _ in range(iterations):
+                start = x.copy()
+                self._solve_particle_pairs(x, pairs, start)
+                self._solve_contacts(x, start, free)
+                self._solve_shapes(x, iterations)
+        if not np.all(np.isfinite(x)):
+            raise SimulationError("separating the starting overlaps produced NaN; check the input meshes")
+        self._x = x
+
+    def enable_sleeping(self, speed: float = 0.05, frames: int = 12) -> None:
+        """Shape-matched bodies (disjoint clusters) that stay slower than ``speed`` (m/s) for ``frames``
+        frames fall asleep: frozen exactly where they are (no jitter, no creeping) and immovable, so
+        contacts with them cost one side only. A body moving faster than ``speed`` within reach of a
+        sleeping one wakes it."""
+        clusters = self._clusters
+        if clusters is None:
+            raise SimulationError("sleeping needs shape-matched bodies (add_shape_match first)")
+        if np.any(clusters["share"] > 1):
+            raise SimulationError("sleeping needs bodies that share no particles (disjoint clusters)")
+        if not (speed > 0 and frames >= 1):
+            raise SimulationError(f"sleeping needs speed > 0 and frames >= 1, got {speed}, {frames}")
+        count = len(clusters["total"])
+        self._sleep = {
+            "speed": float(speed),
+            "frames": int(frames),
+            "calm": np.zeros(count, np.int64),
+            "asleep": np.zeros(count, bool),
+            "weights": self._w.copy(),
+        }
+
+    @property
+    def sleeping(self) -> NDArray[np.bool_]:
+        """Which shape-matched bodies are asleep (all False without ``enable_sleeping``)."""
+        if self._sleep is None:
+            return np.zeros(0 if self._clusters is None else len(self._clusters["total"]), bool)
+        return self._sleep["asleep"].copy()
+
+    def _update_sleep(self, dt: float) -> None:
+        state, clusters = self._sleep, self._clusters
+        members, starts, cluster = clusters["members"], clusters["starts"], clusters["cluster"]
+        speed = np.sqrt(np.einsum("ij,ij->i", self._v, self._v))[members]
+        fastest = np.maximum.reduceat(speed, starts)
+        asleep, calm = state["asleep"], state["calm"]
+        moving = ~asleep & (fastest >= state["speed"])
+        calm[moving] = 0
+        calm[~asleep & ~moving] += 1
+        falling_asleep = ~asleep & (calm >= state["frames"])
+        if np.any(falling_asleep):
+            frozen = members[falling_asleep[cluster]]
+            self._w[frozen] = 0.0
+            self._v[frozen] = 0.0
+            asleep |= falling_asleep
+        if not (np.any(asleep) and np.any(moving)):
+            return
+        # Wake sleepers whose box comes within reach of a moving body's box this coming frame.
+        points = self._x[members]
+        low = np.minimum.reduceat(points, starts)
+        high = np.maximum.reduceat(points, starts)
+        reach = 2.0 * self.collision_radius + (fastest[moving].max() + np.linalg.norm(self.gravity) * dt) * dt
+        sleeper_low, sleeper_high = low[asleep][:, None], high[asleep][:, None]
+        mover_low, mover_high = low[moving][None], high[moving][None]
+        overlap = (sleeper_low - reach <= mover_high) & (mover_low - reach <= sleeper_high)
+        near = np.all(overlap, axis=2).any(axis=1)
+        if np.any(near):
+            waking = np.flatnonzero(asleep)[near]
+            woken = np.isin(cluster, waking)
+            self._w[members[woken]] = state["weights"][members[woken]]
+            asleep[waking] = False
+            calm[waking] = 0
 
     def add_self_collision(
         self, particles: ArrayLike, radius: float, bodies: ArrayLike | None = None, friction: float = 0.5
@@ -531,6 +616,8 @@ class World:
         self._x, self._v = x, v
         self.time += dt
         self.frame = target
+        if self._sleep is not None:
+            self._update_sleep(dt)
 
     def _check(self, x: NDArray[np.float64], v: NDArray[np.float64], frame: int) -> None:
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))):

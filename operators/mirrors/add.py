@@ -43,7 +43,7 @@ class PROCANIM_OT_add_ellipsoid_mirror(
 
     def run(self, context) -> set[str]:
         # Validate everything before creating anything: a bad recipe raises here.
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         first, second = self.foci(context, collection)
         obj = _new_mirror_object(
             "Ellipsoid Mirror",
@@ -73,7 +73,8 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
 
     chain_points: StringProperty(
         name="Foci",
-        description="Focus points 'x y z; x y z; ...' (one more than mirrors), used without a selection",
+        description="Focus points 'x y z; x y z; ...' from the 3D cursor (one more than mirrors), used "
+        "without a selection",
         default="-1 0 0; 0 0 0; 0.3 0 0.4; 1 0 0",
     )
     chain_kinds: StringProperty(
@@ -101,7 +102,7 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
         subtype="ANGLE",
     )
     resolution: IntProperty(
-        name="Resolution", description="Rings of each mirror mesh", default=24, min=1, soft_max=128
+        name="Resolution", description="Rings of each mirror mesh", default=24, min=1, max=512, soft_max=128
     )
 
     def run(self, context) -> set[str]:
@@ -109,14 +110,14 @@ class PROCANIM_OT_add_mirror_chain(_UseSelection, ProcAnimOperator, bpy.types.Op
         points = (
             np.array([tuple(o.matrix_world.translation) for o in selected])
             if selected
-            else _parse_points(self.chain_points)
+            else _parse_points(self.chain_points) + np.array(context.scene.cursor.location, dtype=np.float64)
         )
         kinds = _parse_words(self.chain_kinds, len(points) - 1, "Kinds", ("concave", "convex"))
         minor = _parse_numbers(self.chain_minor_axes, len(points) - 1, "Minor Axes")
         chain = mirror_chain(
             points, minor, kinds, tuple(self.chain_direction), math.degrees(self.chain_aperture)
         )
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         foci = selected or [_focus_empty(f"Focus {i + 1}", p, collection) for i, p in enumerate(points)]
         chain_id = (
             f"Chain {len([o for o in mirror_objects(context.scene) if o.procanim.mirror.chain_id]) + 1}"
@@ -166,12 +167,16 @@ class PROCANIM_OT_add_fresnel_reflector(
                 )
             if len(support.data.polygons) == 0:
                 raise OpticsError(f"Surface 'Active Mesh': {support.name!r} has no faces")
-        collection = writers.generator_collection(context.scene, MIRROR_COLLECTION, replace=False)
+        collection = writers.new_instance(context, MIRROR_COLLECTION)
         first, second = self.foci(context, collection, exclude=support)
+        new_foci = first.name in collection.objects and second.name in collection.objects
+        plate_point = np.array(tuple(self.plate_point), dtype=np.float64)
+        if new_foci:  # typed foci are placed from the cursor: the plate goes with them
+            plate_point = plate_point + np.array(context.scene.cursor.location, dtype=np.float64)
         values = {
             "mirror_type": "FRESNEL",
             "support_object": support,
-            "plate_point": tuple(self.plate_point),
+            "plate_point": tuple(plate_point),
             "plate_normal": tuple(self.plate_normal),
             "plate_radius": self.plate_radius,
             "zones": self.zones,

@@ -4,6 +4,8 @@
   one of its foci moved or the mirror itself was edited (a dirty set), never after a scan of every
   object. Which objects are foci of which mirror is indexed once and re-indexed only when objects
   are added or removed, or after undo and file loads.
+- In the interface, a mirror whose focus is being dragged is rebuilt once the drag pauses
+  (``QUIET_SECONDS`` without updates), not on every mouse move: the drag stays fluid.
 - ``frame_change_post`` looks only at mirrors with an animated focus (keys, drivers, NLA, constraints
   or an animated parent): during playback everything else costs nothing.
 - While a render runs, meshes are edited only when the interface is locked (Render > Lock
@@ -12,6 +14,8 @@
 """
 
 from __future__ import annotations
+
+import time
 
 import bpy
 from bpy.app.handlers import persistent
@@ -68,6 +72,9 @@ INDEX = _Index()
 #: How many times the handlers scanned the scene's objects (for tests and the benchmark).
 SCANS = 0
 _RENDERING = {"active": False}
+#: Seconds without a depsgraph update before the mirrors dragged in the interface are rebuilt.
+QUIET_SECONDS = 0.2
+_PENDING: dict = {"mirrors": set(), "scene": "", "last_update": 0.0}
 
 
 def _moves_by_itself(obj: bpy.types.Object | None) -> bool:
@@ -125,8 +132,33 @@ def follow_foci(scene: bpy.types.Scene, depsgraph=None) -> None:
             INDEX.index_mirror(original)
         if pointer in INDEX.by_focus and (update.is_updated_transform or update.is_updated_geometry):
             dirty |= INDEX.by_focus[pointer]
-    if dirty:
+    if not dirty:
+        return
+    if bpy.app.background:
         _refresh(scene, dirty)
+        return
+    _PENDING["mirrors"] |= dirty
+    _PENDING["scene"] = scene.name
+    _PENDING["last_update"] = time.monotonic()
+    if not bpy.app.timers.is_registered(rebuild_when_quiet):
+        bpy.app.timers.register(rebuild_when_quiet, first_interval=QUIET_SECONDS)
+
+
+def rebuild_when_quiet() -> float | None:
+    """Timer: rebuild the pending mirrors once no update came for ``QUIET_SECONDS`` (a drag paused)."""
+    waited = time.monotonic() - _PENDING["last_update"]
+    if waited < QUIET_SECONDS:
+        return QUIET_SECONDS - waited
+    scene = bpy.data.scenes.get(_PENDING["scene"])
+    if scene is None or not _PENDING["mirrors"]:
+        _PENDING["mirrors"] = set()
+        return None
+    if not _may_edit_meshes(scene):
+        return 0.5  # a render is running: try again after it
+    pending, _PENDING["mirrors"] = _PENDING["mirrors"], set()
+    INDEX.ensure(scene)
+    _refresh(scene, pending)
+    return None
 
 
 @persistent
@@ -186,4 +218,7 @@ def unregister() -> None:
     for handlers, function in _handler_lists():
         while function in handlers:
             handlers.remove(function)
+    if bpy.app.timers.is_registered(rebuild_when_quiet):
+        bpy.app.timers.unregister(rebuild_when_quiet)
+    _PENDING["mirrors"] = set()
     INDEX.invalidate()

@@ -58,14 +58,16 @@ class _UseSelection:
 class _FociProperties(_UseSelection):
     focus_1: FloatVectorProperty(
         name="Focus 1",
-        description="First focus (where the light starts), used when the foci are not taken from selection",
+        description="First focus (where the light starts), from the 3D cursor; used when the foci are not "
+        "taken from selection",
         default=(-0.5, 0.0, 1.0),
         subtype="TRANSLATION",
         unit="LENGTH",
     )
     focus_2: FloatVectorProperty(
         name="Focus 2",
-        description="Second focus (where the light converges), used when not taken from selection",
+        description="Second focus (where the light converges), from the 3D cursor; used when not taken from "
+        "selection",
         default=(0.5, 0.0, 1.0),
         subtype="TRANSLATION",
         unit="LENGTH",
@@ -79,9 +81,11 @@ class _FociProperties(_UseSelection):
             return selected[0], selected[1]
         if np.allclose(tuple(self.focus_1), tuple(self.focus_2), atol=1e-12):
             raise OpticsError("Focus 1 and Focus 2 coincide; move one of them")
+        # New foci are placed from the 3D cursor, as Blender's own Add places objects at it.
+        cursor = np.array(context.scene.cursor.location, dtype=np.float64)
         return (
-            _focus_empty("Focus 1", self.focus_1, collection),
-            _focus_empty("Focus 2", self.focus_2, collection),
+            _focus_empty("Focus 1", cursor + np.array(tuple(self.focus_1)), collection),
+            _focus_empty("Focus 2", cursor + np.array(tuple(self.focus_2)), collection),
         )
 
 
@@ -91,6 +95,7 @@ class _EllipsoidProperties:
         description="Full width of the ellipsoid across its major axis; wider means a shallower mirror",
         default=1.6,
         min=1e-4,
+        max=1e4,
         soft_max=10.0,
         unit="LENGTH",
     )
@@ -119,6 +124,7 @@ class _EllipsoidProperties:
         description="Rings of the mirror mesh (with four times as many segments); more is a smaller spot",
         default=24,
         min=1,
+        max=512,
         soft_max=128,
     )
 
@@ -126,7 +132,7 @@ class _EllipsoidProperties:
 class _FresnelProperties:
     plate_point: FloatVectorProperty(
         name="Plate Centre",
-        description="Centre of the flat plate",
+        description="Centre of the flat plate, from the 3D cursor when the foci are new ones",
         default=(0.0, 0.0, 0.0),
         subtype="TRANSLATION",
         unit="LENGTH",
@@ -142,11 +148,17 @@ class _FresnelProperties:
         description="Radius of the round plate",
         default=0.6,
         min=1e-3,
+        max=1e4,
         soft_max=10.0,
         unit="LENGTH",
     )
     zones: IntProperty(
-        name="Zones", description="Number of confocal zones across the plate", default=24, min=1, soft_max=400
+        name="Zones",
+        description="Number of confocal zones across the plate",
+        default=24,
+        min=1,
+        max=10_000,
+        soft_max=400,
     )
     zone_width: FloatProperty(
         name="Zone Width",
@@ -156,10 +168,15 @@ class _FresnelProperties:
         unit="LENGTH",
     )
     segments: IntProperty(
-        name="Segments", description="Segments around the plate; more is a smaller spot", default=128, min=8
+        name="Segments",
+        description="Segments around the plate; more is a smaller spot",
+        default=128,
+        min=8,
+        max=100_000,
+        soft_max=2048,
     )
     zone_steps: IntProperty(
-        name="Zone Rows", description="Rows of faces across each zone", default=2, min=1, soft_max=16
+        name="Zone Rows", description="Rows of faces across each zone", default=2, min=1, max=256, soft_max=16
     )
     draft: BoolProperty(
         name="Step Faces", description="Close the steps between zones with draft faces", default=True

@@ -93,7 +93,7 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
         name="Pattern", description="How the rays spread", items=PATTERN_ITEMS, default="FAN"
     )
     ray_count: IntProperty(
-        name="Rays", description="Number of rays to draw", default=24, min=1, soft_max=2000
+        name="Rays", description="Number of rays to draw", default=24, min=1, max=20_000, soft_max=2000
     )
     from_focus: EnumProperty(
         name="From", description="Focus the rays start at", items=FOCUS_ITEMS, default="FIRST"
@@ -116,6 +116,7 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
         description="Frames the light takes from source to the end of the rays",
         default=48,
         min=2,
+        max=100_000,
     )
     seed: IntProperty(name="Seed", description="Random seed of the random bundle", default=0, min=0)
 
@@ -215,7 +216,9 @@ class PROCANIM_OT_trace_rays(BakeOperator, bpy.types.Operator):
 
     def write(self, context, traced) -> set[str]:
         result, arrived, spot = traced["result"], traced["arrived"], traced["spot"]
-        collection = writers.generator_collection(context.scene, RAYS_COLLECTION, replace=True)
+        # Each mirror (or chain) keeps its own rays: tracing another one leaves these alone.
+        rays_name = f"{RAYS_COLLECTION}: {traced['members'][0]}"
+        collection = writers.generator_collection(context.scene, rays_name, replace=True)
         curve_obj = _ray_curves(
             result, arrived, traced["target"], traced["path_before"], self.overshoot, collection
         )

@@ -38,7 +38,18 @@ def body_of(obj: bpy.types.Object) -> Body:
     if len(vertices) == 0:
         raise SimulationError(f"{obj.name!r} has no vertices; select meshes with geometry to simulate")
     matrix = _matrix(obj)
-    return Body(obj.name, vertices @ matrix[:3, :3].T + matrix[:3, 3], edges, triangles)
+    if not np.all(np.isfinite(matrix)):
+        raise SimulationError(f"{obj.name!r} has a NaN or infinite transform; fix its location or scale")
+    # Baked positions go back into the object's own space through the inverse of its matrix.
+    if abs(float(np.linalg.det(matrix[:3, :3]))) <= 1e-12:
+        raise SimulationError(
+            f"{obj.name!r} is scaled to zero along an axis (its transform cannot be inverted); "
+            "give it a non-zero scale"
+        )
+    world = vertices @ matrix[:3, :3].T + matrix[:3, 3]
+    if len(world) > 1 and float(np.ptp(world, axis=0).max()) <= 1e-9:
+        raise SimulationError(f"all vertices of {obj.name!r} sit at one point; it has no shape to simulate")
+    return Body(obj.name, world, edges, triangles)
 
 
 def _sample_colliders(
@@ -121,17 +132,18 @@ def selected_meshes(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 
 def cache_folder(directory: str) -> tuple[Path, bool]:
-    """The PC2 folder and whether it sits beside a saved .blend (False: Blender's temporary folder).
+    """The PC2 folder and whether it lasts (False: Blender's temporary folder, as the .blend is unsaved).
 
     An empty ``directory`` means the preferences' cache folder (``//procanim_cache`` by default).
+    '//' is beside the saved .blend; while the file is unsaved it is inside the temporary folder.
     """
     if not directory:
         prefs = preferences()
         directory = (prefs.cache_directory if prefs is not None else "") or "//" + DEFAULT_CACHE_DIRECTORY
-    if bpy.data.filepath or not directory.startswith("//"):
-        return Path(bpy.path.abspath(directory)), True
-    relative = directory[2:].strip("/\\") or DEFAULT_CACHE_DIRECTORY
-    return Path(bpy.app.tempdir) / relative, False
+    if directory.strip() in ("//", "//./"):
+        directory = "//" + DEFAULT_CACHE_DIRECTORY
+    folder = paths.output_folder(directory, "Cache folder", unsaved_fallback=paths.temporary_folder())
+    return folder, paths.blend_is_saved() or not directory.startswith("//")
 
 
 def _file_name(name: str) -> str:
@@ -145,10 +157,14 @@ def _remove_procanim_shape_keys(obj: bpy.types.Object) -> None:
     keys = obj.data.shape_keys
     if keys is None:
         return
+    action = keys.animation_data.action if keys.animation_data else None
     for block in [b for b in keys.key_blocks if b.name.startswith(SHAPE_KEY_PREFIX)]:
         obj.shape_key_remove(block)
     if len(obj.data.shape_keys.key_blocks) == 1:  # only the Basis we added is left
         obj.shape_key_clear()
+        # The keys' action goes with them, or every re-bake leaves an orphan action behind.
+        if action is not None and action.users == 0:
+            bpy.data.actions.remove(action)
 
 
 def _use_mesh_cache(obj: bpy.types.Object, path: Path, first_frame: int) -> str | None:

@@ -5,6 +5,7 @@ import numpy as np
 from bpy.props import FloatProperty, IntProperty
 
 from ...addon.quaternions import from_matrix as matrix_to_quaternion
+from ...addon.simulation.budget import check_bake_size
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
 from ...addon.simulation.substeps import SubstepLog
 from .. import writers
@@ -55,6 +56,8 @@ class PROCANIM_OT_bake_rigid_pile(_AutoSubstepProperties, BakeOperator, bpy.type
         first = context.scene.frame_start
         colliders = collider_surfaces(context, {o.name for o in objects}, first, settings.frame_count)
         world, samples, offsets = build_rigid_world(bodies, colliders, settings)
+        constraints = len(world.distance_constraints[0])
+        check_bake_size("Rigid pile bake", settings, world.particle_count, constraints, self.time_limit())
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
         log = SubstepLog()

@@ -3,6 +3,7 @@
 import bpy
 import numpy as np
 
+from ...addon.simulation.budget import check_bake_size
 from ...addon.simulation.scenes import build_rope_world, chain_pose, rope_rest_positions, run_frames
 from .. import writers
 from .._base import BakeOperator
@@ -96,6 +97,8 @@ class PROCANIM_OT_add_rope(_RopeProperties, BakeOperator, bpy.types.Operator):
             return position
 
         world = build_rope_world(points, colliders, settings, follow(0), follow(1), self.pin_end)
+        constraints = len(world.distance_constraints[0])
+        check_bake_size("Rope bake", settings, world.particle_count, constraints, self.time_limit())
         positions = np.empty((settings.frame_count + 1, len(points), 3))
         positions[0] = world.positions
         for k, (frame, current) in enumerate(run_frames(world, settings, first), start=1):

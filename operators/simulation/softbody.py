@@ -5,6 +5,7 @@ import numpy as np
 from bpy.props import FloatProperty, IntProperty
 
 from ...addon.simulation import SimulationError, write_pc2
+from ...addon.simulation.budget import check_bake_size
 from ...addon.simulation.scenes import build_softbody_world, grid_sheet, icosphere, run_frames
 from ...addon.simulation.substeps import SubstepLog
 from .. import writers
@@ -59,6 +60,8 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
         colliders = collider_surfaces(context, {o.name for o in objects}, first, settings.frame_count)
         folder, beside_blend = cache_folder(self.cache_directory)
         world, offsets, notes = build_softbody_world(bodies, colliders, settings)
+        constraints = len(world.distance_constraints[0])
+        check_bake_size("Soft body bake", settings, world.particle_count, constraints, self.time_limit())
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
         log = SubstepLog()

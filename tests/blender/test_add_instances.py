@@ -15,6 +15,7 @@ ADDS = [
     ("add_dancer", "Dancer", {}),
     ("add_fly", "Fly", {}),
     ("add_softbody_demo", "Soft Body", {"subdivisions": 1}),
+    ("add_sheet_demo", "Jelly Sheet", {}),
     ("add_rigid_pile_demo", "Rigid Pile", {"count": 2}),
     ("add_rope", "Rope", {"frame_count": 2, "substeps": 5, "links": 4}),
 ]
@@ -186,3 +187,68 @@ def test_baking_the_selected_jelly_leaves_the_other_untouched(ext):
     assert bpy.ops.procanim.bake_softbody(frame_count=3, substeps=5, cache_mode="SHAPE_KEYS") == {"FINISHED"}
     assert second.data.shape_keys is not None
     assert first.data.shape_keys is None and not first.modifiers
+
+
+@pytest.mark.parametrize(
+    "operator", ["add_ellipsoid_mirror", "add_fresnel_reflector", "add_mirror_chain"]
+)
+def test_mirror_adds_make_their_own_instances_and_each_traces_its_own_rays(ext, operator):
+    writers = ext("operators.writers")
+    options = {"zones": 8} if operator == "add_fresnel_reflector" else {}
+    _add(operator, options)
+    first = bpy.context.active_object
+    _add(operator, options)
+    second = bpy.context.active_object
+    assert first != second and first.name in bpy.data.objects
+    assert len(_instances(writers, "Mirrors")) == 2
+    assert writers.instance_of(first) != writers.instance_of(second)
+    assert bpy.ops.procanim.trace_rays() == {"FINISHED"}  # the active one: the second
+    writers.select_only(bpy.context, [first], first)
+    assert bpy.ops.procanim.trace_rays() == {"FINISHED"}
+    rays = [o for o in bpy.data.objects if o.type == "CURVE" and o.name.startswith("Light Rays")]
+    assert len(rays) == 2, "tracing one mirror leaves the other's rays alone"
+
+
+def test_a_scene_with_a_camera_but_no_lamp_keeps_its_own_lighting():
+    camera = bpy.data.objects.new("Their Camera", bpy.data.cameras.new("Their Camera"))
+    bpy.context.scene.collection.objects.link(camera)
+    bpy.context.scene.camera = camera
+    _add("juggle", {"siteswap": "3", "loops": 1})
+    assert not any(o.type == "LIGHT" for o in bpy.data.objects)
+    assert bpy.context.scene.camera == camera
+
+
+def test_a_bouncing_pattern_brings_the_floor_it_bounces_on_even_into_a_users_scene(ext):
+    writers = ext("operators.writers")
+    _user_scene()
+    _add("juggle", {"siteswap": "3B", "loops": 1})
+    (instance,) = _instances(writers, "Juggling")
+    assert any(o.name.startswith("Floor") for o in instance.objects)
+    _add("juggle", {"siteswap": "3", "loops": 1})
+    assert len([o for o in bpy.data.objects if o.name.startswith("Floor")]) == 1
+
+
+def _world_vertices(obj):
+    co = np.empty(3 * len(obj.data.vertices), dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    matrix = np.array(obj.matrix_world, dtype=np.float64)
+    return co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+@pytest.mark.parametrize(
+    ("operator", "options"),
+    [
+        ("add_ellipsoid_mirror", {"resolution": 6}),
+        ("add_fresnel_reflector", {"zones": 6}),
+        ("add_mirror_chain", {"resolution": 6}),
+    ],
+)
+def test_mirrors_are_added_from_the_3d_cursor(operator, options):
+    _add(operator, options)
+    at_origin = _world_vertices(bpy.context.active_object)
+    cursor = np.array([1.5, -2.0, 0.25])
+    bpy.context.scene.cursor.location = cursor
+    _add(operator, options)
+    at_cursor = _world_vertices(bpy.context.active_object)
+    assert at_cursor.shape == at_origin.shape
+    np.testing.assert_allclose(at_cursor, at_origin + cursor, atol=2e-5)

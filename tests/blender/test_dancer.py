@@ -79,6 +79,7 @@ def test_add_then_bake_keys_bones_helpers_and_the_plot(dancer, ext):
     assert len(polygon.vertices) == dancer.POLYGON_RING and polygon.animation_data is not None
     image = bpy.data.images.get(dancer.PLOT_IMAGE)
     assert image is not None and tuple(image.size) == (800, 450)
+    assert image.packed_file is not None, "the plot travels inside the .blend"
 
 
 def test_balance_test_bake_reports_and_keys(dancer, ext):
@@ -233,3 +234,15 @@ def test_panel_draws_the_step_list(ext):
         settings.steps.add().step = name
     with bpy.context.temp_override(**view3d_override()):
         smoke_draw(panel)
+
+
+def test_unbalanced_steps_bake_only_when_asked_and_report_the_fall(dancer):
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="cannot hold it yet"):
+        bpy.ops.procanim.bake_balance(sequence="first_position@0.5,demi_plie@3")
+    assert bpy.ops.procanim.bake_balance(sequence="first_position@0.5,demi_plie@3",
+                                         allow_unbalanced=True) == {"FINISHED"}
+    assert bpy.context.active_object[dancer.DANCER_KEY + "_sequence"] == "first_position@0.5,demi_plie@3"
+    # The dancer falls during the plie: the bake ends at the fall, before the 3.5 s of the sequence.
+    scene = bpy.context.scene
+    assert scene.frame_end - scene.frame_start < int(3.5 * scene.render.fps / scene.render.fps_base)

@@ -137,3 +137,43 @@ def test_cli_imports_and_exports_jml(tmp_path):
     bad = run_cli("juggle", "--jml", str(DATA / "patternlist.jml"), "--jml-entry", "9", tmp_path=tmp_path)
     assert bad.returncode == 1
     assert "no entry 9" in bad.stderr
+
+
+def test_a_hand_siteswap_line_animates_two_jugglers():
+    assert bpy.ops.procanim.juggle(siteswap="pattern=3;hss=4", loops=1) == {"FINISHED"}
+    latest = max((c for c in bpy.data.collections if c.name.startswith(COLLECTION)), key=lambda c: c.name)
+    assert len([o for o in latest.objects if o.type == "ARMATURE"]) == 2
+    assert len(_balls()) == 3
+
+
+def test_a_walking_juggler_is_keyed_where_the_file_puts_it(ext):
+    path = DATA / "walking.jml"
+    assert bpy.ops.procanim.import_jml(filepath=str(path)) == {"FINISHED"}
+    latest = max((c for c in bpy.data.collections if c.name.startswith(COLLECTION)), key=lambda c: c.name)
+    arm = next(o for o in latest.objects if o.type == "ARMATURE")
+    pattern = ext("addon.juggling.jml").load(path)[0].plan(frame_rate=_fps())
+    frames = [1, 7, 13, 19]
+    origins, yaws = pattern.juggler_frames([(f - 1) / _fps() for f in frames])
+    balls = _balls()
+    for k, frame in enumerate(frames):
+        bpy.context.scene.frame_set(frame)
+        np.testing.assert_allclose(np.array(arm.matrix_world.translation), origins[0, k], atol=1e-5)
+        t = (frame - 1) / _fps()
+        hand = np.array(arm.matrix_world @ arm.pose.bones["hand.L"].head)
+        # The posed left palm (the hand bone's head is the palm point) follows the plan.
+        planned = pattern.hand_positions([t])[0, 0, 0]
+        assert np.linalg.norm(hand - planned) < 1e-4
+        ball = np.array(balls[0].matrix_world.translation)
+        np.testing.assert_allclose(ball, pattern.prop_positions([t])[0, 0], atol=1e-4)
+
+
+def test_body_walks_the_figure(ext):
+    text = "pattern=3;body=(0,0,0).(20,10,0).(0,0,0).(-20,-10,0)."
+    assert bpy.ops.procanim.juggle(siteswap=text, loops=1) == {"FINISHED"}
+    latest = max((c for c in bpy.data.collections if c.name.startswith(COLLECTION)), key=lambda c: c.name)
+    arm = next(o for o in latest.objects if o.type == "ARMATURE")
+    xs = []
+    for frame in range(1, 40, 4):
+        bpy.context.scene.frame_set(frame)
+        xs.append(arm.matrix_world.translation.x)
+    assert np.ptp(xs) > 0.1  # it walks 10 cm each way

@@ -84,3 +84,72 @@ def test_renaming_a_focus_keeps_its_mirror_following(rebuilds):
     focus.location.z += 0.1
     bpy.context.view_layer.update()
     assert rebuilds == [first.name]
+
+
+def test_no_mesh_is_edited_during_an_unlocked_render(ext, rebuilds, monkeypatch):
+    """In the UI a render runs beside the interface: mirrors follow only with the interface locked."""
+    from types import SimpleNamespace
+
+    handlers = ext("operators.mirrors.handlers")
+    first, _second = _two_mirrors()
+    focus = first.procanim.mirror.focus_1
+    focus.keyframe_insert("location", frame=1)
+    focus.location.x += 0.1
+    focus.keyframe_insert("location", frame=20)
+    scene = bpy.context.scene
+    ui = SimpleNamespace(app=SimpleNamespace(background=False), data=bpy.data, types=bpy.types)
+    monkeypatch.setattr(handlers, "bpy", ui)  # as in Blender with a window
+    monkeypatch.setitem(handlers._RENDERING, "active", True)
+    scene.render.use_lock_interface = False
+    rebuilds.clear()
+    scene.frame_set(10)  # the focus moves; the handlers (seeing a render) leave the mirror alone
+    handlers.follow_animated_foci(scene)
+    assert rebuilds == [], "an unlocked render is never raced"
+    scene.render.use_lock_interface = True
+    handlers.follow_animated_foci(scene)
+    assert rebuilds == [first.name]
+
+
+def test_animated_foci_turn_on_lock_interface_for_renders_in_the_ui(ext, monkeypatch):
+    from types import SimpleNamespace
+
+    handlers = ext("operators.mirrors.handlers")
+    first, _second = _two_mirrors()
+    focus = first.procanim.mirror.focus_1
+    focus.keyframe_insert("location", frame=1)
+    scene = bpy.context.scene
+    scene.render.use_lock_interface = False
+    handlers.follow_animated_foci(scene)
+    assert not scene.render.use_lock_interface, "background renders need no lock"
+    ui = SimpleNamespace(app=SimpleNamespace(background=False), data=bpy.data, types=bpy.types)
+    monkeypatch.setattr(handlers, "bpy", ui)
+    handlers.follow_animated_foci(scene)
+    assert scene.render.use_lock_interface
+
+
+def test_in_the_interface_a_dragged_focus_rebuilds_once_the_drag_pauses(ext, rebuilds, monkeypatch):
+    import time
+    from types import SimpleNamespace
+
+    handlers = ext("operators.mirrors.handlers")
+    first, _second = _two_mirrors()
+    registered = []
+    timers = SimpleNamespace(
+        is_registered=lambda f: f in registered,
+        register=lambda f, first_interval=0.0: registered.append(f),
+        unregister=lambda f: registered.remove(f),
+    )
+    ui = SimpleNamespace(app=SimpleNamespace(background=False, timers=timers), data=bpy.data, types=bpy.types)
+    monkeypatch.setattr(handlers, "bpy", ui)
+    rebuilds.clear()
+    focus = first.procanim.mirror.focus_2
+    for _move in range(5):  # five mouse moves of a drag
+        focus.location.x += 0.01
+        bpy.context.view_layer.update()
+    assert rebuilds == [], "no rebuild while the focus is being dragged"
+    assert registered == [handlers.rebuild_when_quiet]
+    assert handlers.rebuild_when_quiet() > 0 and rebuilds == []  # still within the quiet time
+    monkeypatch.setitem(handlers._PENDING, "last_update", time.monotonic() - 1.0)
+    assert handlers.rebuild_when_quiet() is None
+    assert rebuilds == [first.name]
+    assert np.allclose(first.procanim.mirror.last_focus_2, tuple(focus.matrix_world.translation), atol=1e-6)

@@ -276,3 +276,71 @@ def test_cli_juggles_and_dances_with_a_rig_from_a_blend_file(ext, tmp_path):
     bad = run_cli("juggle", "--rig", f"{source}:Nobody", tmp_path=tmp_path)
     assert bad.returncode != 0
     assert "has no object 'Nobody'" in bad.stderr + bad.stdout
+
+
+def test_generated_rigify_character_juggles_clubs_in_its_palms(ext):
+    """What `make demo` renders: Blender's Rigify human with a capsule body juggling clubs."""
+    rig_mod = ext("operators.rig")
+    obj = rig_mod.generate_rigify_character(bpy.context)
+    assert "metarig" not in bpy.data.objects
+    parts = [o for o in bpy.data.objects if o.parent == obj and o.parent_type == "BONE"]
+    assert len(parts) > 20 and all(obj.data.bones[o.parent_bone].use_deform for o in parts)
+    rig = rig_mod.read_rig(obj, bpy.context.scene)
+    assert bpy.ops.procanim.juggle(siteswap="3", prop_type="club", loops=1, target_rig=obj.name) == {
+        "FINISHED"
+    }
+    # Nothing in the scene but the character (and its widgets): the loop becomes the frame range.
+    assert bpy.context.scene.frame_end - bpy.context.scene.frame_start < 100
+    assert "Floor" in bpy.data.objects
+    clubs = [bpy.data.objects[f"Club {i}"] for i in (1, 2, 3)]
+    bpy.context.scene.procanim.juggling.prop_type = "club"  # the plan takes the sidebar's settings
+    pattern, times = _plan(ext, rig, "3")
+    grips = pattern.grip_positions(times)
+    hands = pattern.hand_positions(times)[0]
+    scene = bpy.context.scene
+    held = 0
+    for index in range(0, len(times), 3):
+        scene.frame_set(scene.frame_start + index)
+        for p, club in enumerate(clubs):
+            for side in (0, 1):
+                if np.linalg.norm(grips[p, index] - hands[side, index]) < 1e-6:
+                    palm, _ = _palm(obj, rig, side, rig.bone_map.bones[f"hand.{'LR'[side]}"])
+                    # The club's grip (its origin less the hold offset) is in the palm.
+                    offset = np.array(club.matrix_world.to_3x3()) @ pattern.hold_offset
+                    assert np.linalg.norm(np.array(club.matrix_world.translation) - offset - palm) < 0.03
+                    held += 1
+    assert held > 5
+
+
+def test_rig_panel_shows_the_detected_map_with_a_bone_search_per_role(ext):
+    from conftest import view3d_override
+    from ui_smoke import smoke_draw
+
+    obj = build_skeleton("unreal")
+    bpy.context.view_layer.objects.active = obj
+    obj.procanim.bone_map.chest = "spine_01"
+    with bpy.context.temp_override(**view3d_override()):
+        record = smoke_draw(ext("panels.rig").PROCANIM_PT_rig)
+    searches = [args for name, args in record.calls if name == "prop_search"]
+    roles = ext("addon.rig").ROLES
+    assert len(searches) == len(roles)
+    assert all(args["search_property"] == "bones" for args in searches)
+    labels = [str(args.get("text", "")) for name, args in record.calls if name == "label"]
+    assert any("Custom" in text or "Unreal" in text for text in labels)
+    assert any("detected: upperarm_l" in text for text in labels)
+    assert "procanim.detect_bone_map" in record.operators
+
+
+def test_bake_ik_by_role_on_a_rigify_rig_keys_its_fk_controls(ext, rigify_file):
+    obj = append_rigify(rigify_file)
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    target.location = (0.45, -0.25, 1.35)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.procanim.bake_ik(limb="ARM_L", target="Target", frame_start=1, frame_end=2) == {"FINISHED"}
+    paths = {path for path, _ in fcurve_snapshot(obj, ext("operators.writers").fcurves_of)}
+    assert 'pose.bones["forearm_fk.L"].rotation_quaternion' in paths
+    assert obj.pose.bones["upper_arm_parent.L"]["IK_FK"] == 1.0
+    bpy.context.scene.frame_set(2)
+    wrist = world_matrix(obj, "DEF-hand.L")[:3, 3]
+    assert np.linalg.norm(wrist - np.array(target.location)) < 2e-3

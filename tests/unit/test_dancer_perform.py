@@ -275,3 +275,21 @@ def test_a_seeded_random_twenty_step_legal_sequence_completes():
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
     assert [name for name, _, _ in run.phase_times] == sequence
     _com_inside_for_the_last_second_of_every_step(run)
+
+
+def test_a_hovering_foot_is_set_down_on_the_spot_it_left():
+    # Experimental path (refused by default): the foot a tendu leaves above the floor is placed
+    # back by inverse kinematics, then takes the weight.
+    with pytest.raises(DancerError, match="off the floor"):
+        perform(("first_position", "weight_shift", "tendu_side", "weight_shift:right"))
+    from addon.dancer.steps import WEIGHT_SHIFT_SET_DOWN
+
+    run = perform(("first_position", "weight_shift", "tendu_side", "weight_shift:right"),
+                  allow_unbalanced=True)
+    assert not run.fell
+    ankle = run.joint_positions["foot.R"]
+    left_at = np.searchsorted(run.times, run.phase_times[1][2]) - 1
+    landed_at = np.searchsorted(run.times, run.phase_times[3][1] + WEIGHT_SHIFT_SET_DOWN) - 1
+    np.testing.assert_allclose(ankle[landed_at], ankle[left_at], atol=0.015)
+    # The weight is then over the right foot (still partly on its ball: why it stays refused).
+    assert run.cop[-1, 1] < -0.05 and run.com[-1, 1] < -0.05

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from addon.juggling import parse_siteswap, plan_pattern
-from addon.juggling.notation import summarize
+from addon.juggling.notation import SiteswapError, summarize
 from addon.juggling.parameters import (
     KEY_ORDER,
     ConfigError,
@@ -213,12 +213,63 @@ def test_body_and_colors_read_juggling_labs_forms() -> None:
         parse_colors("chartreuse", 3)
 
 
-def test_a_hand_siteswap_is_reported_not_misread() -> None:
-    with pytest.raises(ConfigError, match="hss"):
-        plan_config("pattern=3;hss=3")
+def test_hand_siteswaps_spread_the_throws_over_hands_and_jugglers() -> None:
+    # hss=2 is two hands alternating: the ordinary pattern.
+    plain = parse_siteswap("531")
+    spread = parse_config("pattern=531;hss=2").siteswap()
+    key = lambda t: (t.beat, t.juggler, t.hand, t.value, t.to_juggler, t.to_hand)  # noqa: E731
+    assert sorted(map(key, spread.throws)) == sorted(map(key, plain.throws))
+    assert spread.cycle_beats == plain.cycle_beats == 6
+    # hss=4: four hands, each throwing every 4 beats; two jugglers (hands 1, 2 and 3, 4).
+    four = parse_config("pattern=3;hss=4").siteswap()
+    assert (four.num_props, four.num_jugglers, four.cycle_beats) == (3, 2, 4)
+    owners = {(t.juggler, t.hand): t.beat for t in four.throws}
+    assert sorted(owners.values()) == [0, 1, 2, 3]
+    assert any(t.is_pass for t in four.throws)
+    pattern = plan_config("pattern=3;hss=4")
+    assert pattern.num_jugglers == 2 and len(pattern.flights) > 0
+    # handspec puts hands on jugglers: (1,3)(2,4) makes every throw of 5 with hss 4 a pass.
+    crossed = parse_config("pattern=5;hss=4;handspec=(1,3)(2,4)").siteswap()
+    assert all(t.is_pass for t in crossed.throws)
+    # oss 3 with hss 3: each of three hands holds its own prop.
+    assert all(t.hold for t in parse_config("pattern=3;hss=3").siteswap().throws)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("pattern=3;hss=40", "no 0"),
+        ("pattern=3;hss=321", "not a valid siteswap"),
+        ("pattern=(4,4);hss=2", "plain async"),
+        ("pattern=3;hss=4;handspec=(1,2)(2,3)", "handspec"),
+    ],
+)
+def test_bad_hand_siteswaps_are_refused(text: str, words: str) -> None:
+    with pytest.raises(SiteswapError, match=words):
+        parse_config(text).siteswap()
 
 
 def test_summary_reads_parameter_strings() -> None:
     assert summarize("pattern=531;bps=4") == "3 props, period 3, 1 juggler"
     assert "no pattern=" in summarize("bps=4")
     assert math.isclose(plan_config("pattern=531;bps=4").beat_duration, 0.25)
+
+
+def test_body_moves_the_juggler_beat_by_beat() -> None:
+    plain = plan_config("pattern=3")
+    walked = plan_config("pattern=3;body=(0,0,0).(20,10,0).(0,0,0).(-20,-10,0).")
+    assert walked.root_motion is not None and plain.root_motion is None
+    # The walk takes 4 beats, the cascade loops in 2: the walking loop is two cascade loops.
+    assert walked.loop_duration == pytest.approx(2 * plain.loop_duration, abs=1e-6)
+    assert len(walked.flights) == 2 * len(plain.flights)
+    tau = walked.beat_duration
+    origins, yaws = walked.juggler_frames([tau, 3 * tau, walked.loop_duration + tau])
+    # Beat 1: angle 20 deg, x = 10 cm (Blender's world is Juggling Lab's turned half a turn).
+    np.testing.assert_allclose(origins[0, 0], [-0.10, 0.0, 0.0], atol=1e-9)
+    assert math.degrees(yaws[0, 0]) == pytest.approx(20.0)
+    np.testing.assert_allclose(origins[0, 1], [0.10, 0.0, 0.0], atol=1e-9)
+    np.testing.assert_allclose(origins[0, 2], origins[0, 0], atol=1e-9)  # periodic
+    # Every throw still leaves from the hand, whose place moved with the juggler.
+    for flight in walked.flights:
+        hand = walked.hand_positions([flight.throw_time])[0, flight.from_hand, 0]
+        np.testing.assert_allclose(flight.arcs[0].p0, hand, atol=1e-6)

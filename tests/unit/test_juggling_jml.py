@@ -23,16 +23,14 @@ def default_world(x: float, y: float, z: float) -> np.ndarray:
 
 
 def placed_world(px: float, py: float, pz: float, angle: float, x: float, y: float, z: float) -> np.ndarray:
-    """Juggling Lab's convertLocalToGlobal for a juggler at (px, py, pz) cm turned by angle degrees."""
+    """Juggling Lab's convertLocalToGlobal for a juggler at (px, py, pz) cm turned by angle degrees, in
+    Blender metres: Juggling Lab's world turned half a turn about z (a juggler at angle 0 faces the
+    front camera)."""
     a = math.radians(angle)
     forward = y + 30
-    return np.array(
-        [
-            (px + x * math.cos(a) - forward * math.sin(a)) / 100,
-            (py + x * math.sin(a) + forward * math.cos(a)) / 100,
-            (pz + z) / 100,
-        ]
-    )
+    jl_x = px + x * math.cos(a) - forward * math.sin(a)
+    jl_y = py + x * math.sin(a) + forward * math.cos(a)
+    return np.array([-jl_x / 100, -jl_y / 100, (pz + z) / 100])
 
 
 def _same_time(a: float, b: float, period: float) -> bool:
@@ -150,13 +148,16 @@ def test_bounce_throws_bounce_on_the_floor_with_their_bouncefrac() -> None:
 def test_positions_place_and_turn_the_jugglers() -> None:
     pattern = jml.load(DATA / "passing_positions.jml")[0].plan()
     assert pattern.prop_type == "ring"
-    np.testing.assert_allclose(pattern.juggler_origins, [[-0.7, 0.0, 0.0], [0.7, 0.0, 0.1]], atol=1e-12)
-    # ProcAnim's yaw is Juggling Lab's angle + 180 degrees (its jugglers face local -Y).
+    np.testing.assert_allclose(pattern.juggler_origins, [[0.7, 0.0, 0.0], [-0.7, 0.0, 0.1]], atol=1e-12)
+    # A juggler faces Juggling Lab's (-sin a, cos a), which is (sin a, -cos a) in Blender's turned world.
     for j, angle in ((0, 270.0), (1, 90.0)):
         forward = np.array([math.sin(pattern.juggler_yaws[j]), -math.cos(pattern.juggler_yaws[j])])
         np.testing.assert_allclose(
-            forward, [-math.sin(math.radians(angle)), math.cos(math.radians(angle))], atol=1e-12
+            forward, [math.sin(math.radians(angle)), -math.cos(math.radians(angle))], atol=1e-12
         )
+        # ... and toward the other juggler.
+        other = pattern.juggler_origins[1 - j, :2] - pattern.juggler_origins[j, :2]
+        assert forward @ other / np.linalg.norm(other) == pytest.approx(1.0)
     expected = [
         (0.0, "throw", 1, 0, R, placed_world(-70, 0, 100, 270, 10, 0, 0)),
         (0.8, "catch", 1, 1, L, placed_world(70, 0, 110, 90, -30, 5, 10)),
@@ -403,3 +404,26 @@ def test_external_entities_and_the_dtd_are_never_fetched(tmp_path: Path) -> None
 def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(JmlError, match="cannot read"):
         jml.load(tmp_path / "nope.jml")
+
+
+def test_moving_positions_walk_and_turn_the_juggler() -> None:
+    pattern = jml.load(DATA / "walking.jml")[0].plan()
+    assert pattern.root_motion is not None
+    # Events land in the juggler's frame of their own moment (JL's convertLocalToGlobal).
+    first, second = sorted(pattern.flights, key=lambda f: f.throw_time)
+    assert np.linalg.norm(first.arcs[0].p0 - placed_world(0, 0, 100, 0, 10, 0, 0)) < MM
+    assert (
+        np.linalg.norm(first.arcs[-1].at(first.catch_time)[0] - placed_world(40, 0, 105, 30, -25, 0, 0)) < MM
+    )
+    origins, yaws = pattern.juggler_frames([0.0, 0.5, 1.0])
+    np.testing.assert_allclose(origins[0, 1], [-0.4, 0.0, 0.05], atol=1e-9)
+    assert math.degrees(yaws[0, 1] - yaws[0, 0]) == pytest.approx(30.0)
+    np.testing.assert_allclose(origins[0, 0], origins[0, 2], atol=1e-9)  # periodic
+    # Shoulders travel with the juggler; export then import keeps the walk.
+    shoulders = pattern.shoulder_positions([0.0, 0.5])
+    assert shoulders[0, 0, 0, 0] - shoulders[0, 0, 1, 0] > 0.3  # 40 cm along -X (JL +x)
+    again = jml.load(jml.dump(pattern))[0].plan()
+    for f in pattern.flights:
+        [g] = [g for g in again.flights if abs(g.throw_time - f.throw_time) < 1e-6]
+        assert np.linalg.norm(g.arcs[0].p0 - f.arcs[0].p0) < MM
+        assert np.linalg.norm(g.arcs[-1].at(g.catch_time)[0] - f.arcs[-1].at(f.catch_time)[0]) < MM

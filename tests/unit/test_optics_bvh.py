@@ -54,17 +54,46 @@ def test_bvh_hits_equal_brute_force_on_an_ellipsoid_cap_and_on_tiny_meshes():
     mirror = ellipsoid_mirror(F1, F2, 1.0)
     cap = ellipsoid_mirror_mesh(mirror, 10)
     rng = np.random.default_rng(2)
-    origins = np.repeat(F1[None], 800, 0) + rng.normal(scale=0.05, size=(800, 3))
-    directions = rng.normal(size=(800, 3))
+    # enough rays for the BVH to sort them into coherent batches (and put the answers back in order)
+    origins = np.repeat(F1[None], 6000, 0) + rng.normal(scale=0.05, size=(6000, 3))
+    origins[3000:] = F1  # half of them from one point, the shared-origin path
+    directions = rng.normal(size=(6000, 3))
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     for vertices, faces in (
         (cap.vertices, cap.faces),
         (cap.vertices, cap.faces[:1]),
         (cap.vertices, cap.faces[:5]),
     ):
-        tree = TriangleBVH(vertices, faces).intersect(origins, directions)
-        brute = brute_force_hits(vertices, faces, origins, directions)
-        np.testing.assert_array_equal(tree[0], brute[0])
-        np.testing.assert_array_equal(tree[1], brute[1])
+        tree = TriangleBVH(vertices, faces)
+        for ray_origins in (origins, np.repeat(F1[None], 6000, 0)):  # the second: one shared origin
+            fast = tree.intersect(ray_origins, directions)
+            brute = brute_force_hits(vertices, faces, ray_origins, directions)
+            np.testing.assert_array_equal(fast[0], brute[0])
+            np.testing.assert_array_equal(fast[1], brute[1])
     empty = TriangleBVH(cap.vertices, np.zeros((0, 3), dtype=np.int64)).intersect(origins, directions)
     assert np.all(np.isinf(empty[0])) and np.all(empty[1] == -1)
+
+
+def test_rays_from_one_focus_use_the_fan_grid_and_still_equal_brute_force():
+    plate = fresnel_reflector(F1, F2, (0, 0, 0), (0, 0, 1), 0.5, 12, segments=32)
+    rng = np.random.default_rng(4)
+    targets = np.c_[rng.uniform(-0.6, 0.6, (2200, 2)), rng.uniform(-0.02, 0.0, 2200)]
+    directions = targets - F1
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    # a few exactly along the view axis and backwards
+    directions[:3] = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    origins = np.repeat(F1[None], len(directions), 0)
+    tree = TriangleBVH(plate.vertices, plate.faces)
+    fast = tree.intersect(origins, directions)
+    assert tree._fan_cache[1] is not None  # the plate is all in front of F1: the fan grid was used
+    brute = brute_force_hits(plate.vertices, plate.faces, origins, directions)
+    assert np.isfinite(brute[0]).sum() > 1000
+    np.testing.assert_array_equal(fast[0], brute[0])
+    np.testing.assert_array_equal(fast[1], brute[1])
+    # seen from below the plate's plane some triangles are behind the point: no fan, the tree answers
+    below = np.repeat([[0.0, 0.0, 0.002]], 2200, 0)
+    fast = tree.intersect(below, directions)
+    assert tree._fan_cache[1] is None
+    brute = brute_force_hits(plate.vertices, plate.faces, below, directions)
+    np.testing.assert_array_equal(fast[0], brute[0])
+    np.testing.assert_array_equal(fast[1], brute[1])

@@ -78,3 +78,14 @@ def test_close_pairs_between_groups_matches_brute_force():
     }
     assert {tuple(sorted(p)) for p in found.tolist()} == expected
     assert len(found) == len(expected)  # each pair once
+
+
+@pytest.mark.parametrize(("count", "radius"), [(500, 0.1), (300, 0.3)])
+def test_close_pairs_finds_every_pair_once(count, radius):
+    from addon.simulation.spatial_hash import close_pairs
+
+    points = np.random.default_rng(3).uniform(0, 1, (count, 3))
+    found = close_pairs(points, radius)
+    distance = np.linalg.norm(points[:, None] - points[None], axis=2)
+    expected = {(i, j) for i, j in zip(*np.nonzero(distance < radius), strict=True) if i < j}
+    assert {tuple(p) for p in found.tolist()} == expected and len(found) == len(expected)
