@@ -11,8 +11,9 @@ from .errors import ProcAnimError
 
 #: Memory one request may allocate for its result (bytes).
 MEMORY_LIMIT = 2 * 1024**3
-#: Seconds of blocking work one request may ask for on a typical 2-core machine.
-TIME_LIMIT = 60.0
+#: Seconds of blocking work one request may ask for on a typical 2-core machine: under a minute, with
+#: room to write the result.
+TIME_LIMIT = 50.0
 
 
 class TooMuchWorkError(ProcAnimError, ValueError):

@@ -17,13 +17,21 @@ PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
 _RESERVED = ("name", "description")
 
 
+def _kind_file(directory: Path, kind: str) -> Path:
+    """``<directory>/<kind>.toml``; a kind is a generator's name, never a path (no '../', no 10,000
+    characters) so a script's garbage cannot read or write files elsewhere."""
+    if not (isinstance(kind, str) and kind.isidentifier() and kind.isascii() and len(kind) <= 64):
+        raise PresetError(f"unknown preset kind {kind[:40]!r}: use a generator's name, e.g. juggling")
+    return directory / f"{kind}.toml"
+
+
 def load_presets(kind: str, directory: Path | None = None) -> list[dict[str, Any]]:
     """The presets of ``presets/<kind>.toml`` in file order, each a dict with ``name``.
 
     Raises :class:`PresetError` naming the file and the problem when the file is missing,
     is not valid TOML, or a preset lacks a unique ``name``.
     """
-    path = (directory or PRESET_DIR) / f"{kind}.toml"
+    path = _kind_file(directory or PRESET_DIR, kind)
     return list(_load(path))
 
 
@@ -75,7 +83,7 @@ MAX_NAME_LENGTH = 64
 
 def load_user_presets(kind: str, directory: Path) -> list[dict[str, Any]]:
     """The user's presets of ``kind`` (none when the file does not exist yet)."""
-    path = directory / f"{kind}.toml"
+    path = _kind_file(directory, kind)
     try:
         stamp = path.stat()
     except OSError:
@@ -128,7 +136,7 @@ def save_user_preset(kind: str, name: str, settings: dict[str, Any], directory: 
             raise PresetError(f"{key!r} cannot be saved as a preset setting")
     presets = [p for p in load_user_presets(kind, directory) if p["name"] != name]
     presets.append({"name": name, **settings})
-    return _write_presets(directory / f"{kind}.toml", presets)
+    return _write_presets(_kind_file(directory, kind), presets)
 
 
 def remove_user_preset(kind: str, name: str, directory: Path) -> Path:
@@ -139,7 +147,7 @@ def remove_user_preset(kind: str, name: str, directory: Path) -> Path:
     kept = [p for p in presets if p["name"] != name]
     if len(kept) == len(presets):
         raise PresetError(f"no user {kind} preset named {name!r}")
-    return _write_presets(directory / f"{kind}.toml", kept)
+    return _write_presets(_kind_file(directory, kind), kept)
 
 
 def _write_presets(path: Path, presets: list[dict[str, Any]]) -> Path:

@@ -251,11 +251,29 @@ class BakeOperator(ProcAnimOperator):
 
     def run(self, context: bpy.types.Context) -> set[str]:
         steps = self.bake(context)
+        limit = self.time_limit()
+        start = time.perf_counter()
         while True:
             try:
-                next(steps)
+                step = next(steps)
             except StopIteration as stop:
                 return self.write(context, stop.value)
+            # Estimates refuse most oversized requests up front; this stops the rest (a stiff impact
+            # that needs many more substeps than expected) instead of blocking the script for minutes.
+            elapsed = time.perf_counter() - start
+            if elapsed > limit:
+                steps.close()
+                fraction = step[0] if isinstance(step, tuple) else float(step)
+                raise limits.TooMuchWorkError(self._overran(elapsed, fraction))
+
+    def _overran(self, elapsed: float, fraction: float) -> str:
+        total = ""
+        if fraction > 0:
+            total = f"; all of it would take about {limits.format_seconds(elapsed / fraction)}"
+        return (
+            f"{self.bl_label} stopped after {elapsed:.0f} s at {fraction:.0%}{total}. Ask for less work, "
+            "or run it from the sidebar (Esc stops it) or the command line"
+        )
 
     def bake(self, context: bpy.types.Context) -> Generator[ProgressStep, None, Any]:
         raise TypeError(f"{type(self).__name__} must implement bake()")

@@ -394,7 +394,10 @@ def bake_helpers(armature: bpy.types.Object, frames: np.ndarray, com: np.ndarray
             if obj.data is not None and obj.data.animation_data and obj.data.animation_data.action
         ]
         bpy.data.batch_remove(old)
-        bpy.data.batch_remove([d for d in data if d.users == 0])
+        # A mesh's action loses its last user only once the mesh is gone: remove in passes.
+        while orphans := [d for d in data if d.users == 0]:
+            data = [d for d in data if d.users != 0]
+            bpy.data.batch_remove(orphans)
     helpers = []
     markers = (("Dancer COM", 0.06, "SPHERE", com), ("Dancer COP", 0.05, "CONE", cop))
     for label, size, display, path in markers:

@@ -318,7 +318,9 @@ def scenes_for(bpy, operator: str) -> list[str]:
                     break
         elif any(p.identifier == "use_selection" for p in op.get_rna_type().properties):
             chosen.append("meshes")
-    return chosen
+    # Run twice: the same arguments once more in a scene where they already ran (re-adding a demo,
+    # re-baking), which must neither fail nor leave orphan data behind.
+    return [*chosen, "again:" + chosen[-1]]
 
 
 # --------------------------------------------------------------------------- checks
@@ -413,6 +415,10 @@ def nonfinite_data(bpy) -> list[str]:
     return found
 
 
+def orphan_actions(bpy) -> int:
+    return sum(1 for action in bpy.data.actions if action.users == 0)
+
+
 def state_difference(before: dict, after: dict) -> str:
     changed = []
     for key, value in before.items():
@@ -429,6 +435,7 @@ def run_case(bpy, operator: str, arguments: dict) -> dict:
     """Call the operator once and judge the outcome; the scene is already prepared."""
     op = getattr(bpy.ops.procanim, operator)
     before = scene_state(bpy)
+    orphans = orphan_actions(bpy)
     start = time.perf_counter()
     outcome, message, failure = "finished", "", None
     try:
@@ -456,12 +463,16 @@ def run_case(bpy, operator: str, arguments: dict) -> dict:
             problems = nonfinite_data(bpy)
             if problems:
                 failure = "finished with non-finite data: " + "; ".join(problems[:4])
+            elif orphan_actions(bpy) > orphans:
+                failure = f"left {orphan_actions(bpy) - orphans} orphan action(s) behind"
         else:
             outcome = "cancelled"
     if outcome != "finished" and failure is None:
         difference = state_difference(before, scene_state(bpy))
         if difference:
             failure = "refused but changed the scene: " + difference
+    if failure is not None and len(failure) > 500:
+        failure = failure[:400] + " ... " + failure[-80:]
     return {"outcome": outcome, "message": message[:300], "failure": failure, "seconds": round(seconds, 3)}
 
 
@@ -546,16 +557,22 @@ def main(argv: list[str] | None = None) -> int:
         arguments = materialise(generate_arguments(rna, rng, case), folder)
         record = {"operator": args.operator, "case": case, "scene": scene, "arguments": shown(arguments)}
         write({**record, "started": True})
-        prepare(bpy, scene)
+        again = scene.startswith("again:")
+        prepare(bpy, scene.removeprefix("again:"))
 
         def overran(record=record) -> None:
             write({**record, "outcome": "timeout", "failure": f"ran past the {args.budget:g} s budget"})
             os._exit(3)
 
-        watchdog = threading.Timer(args.budget, overran)
+        watchdog = threading.Timer(args.budget * (2 if again else 1), overran)
         watchdog.daemon = True
         watchdog.start()
         try:
+            if again:
+                try:
+                    getattr(bpy.ops.procanim, args.operator)("EXEC_DEFAULT", **arguments)
+                except Exception:  # noqa: BLE001 - the first run only sets the scene up; the second is judged
+                    pass
             result = run_case(bpy, args.operator, arguments)
         finally:
             watchdog.cancel()

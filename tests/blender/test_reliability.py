@@ -5,6 +5,7 @@ refused with what they need, degenerate meshes refused, re-running and re-baking
 from __future__ import annotations
 
 import math
+import time
 
 import bpy
 import numpy as np
@@ -225,12 +226,49 @@ def test_soft_body_shape_key_rebake_leaves_no_orphan_action():
     assert all(action.users > 0 for action in bpy.data.actions)
 
 
-def test_balance_rebake_leaves_no_orphan_action():
+@pytest.mark.parametrize(
+    "arguments",
+    [{"experiment": "BALANCE", "balance_duration": 0.5}, {"experiment": "SEQUENCE", "weight_shift": False}],
+)
+def test_balance_rebake_leaves_no_orphan_action(arguments):
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
-    assert bpy.ops.procanim.bake_balance(experiment="BALANCE", balance_duration=0.5) == {"FINISHED"}
+    assert bpy.ops.procanim.bake_balance(**arguments) == {"FINISHED"}
     actions = len(bpy.data.actions)
-    assert bpy.ops.procanim.bake_balance(experiment="BALANCE", balance_duration=0.5) == {"FINISHED"}
+    assert bpy.ops.procanim.bake_balance(**arguments) == {"FINISHED"}
     assert len(bpy.data.actions) == actions
     assert all(action.users > 0 for action in bpy.data.actions)
     matrices = np.array([np.array(o.matrix_world) for o in bpy.data.objects])
     assert np.all(np.isfinite(matrices))
+
+
+def test_a_blocking_bake_that_overruns_its_limit_is_stopped_and_rolled_back(ext, monkeypatch):
+    base = ext("operators._base")
+    writers = ext("operators.writers")
+
+    class PROCANIM_OT_test_endless_bake(base.BakeOperator, bpy.types.Operator):
+        """Writes a frame range, then bakes far longer than it estimated"""
+
+        bl_idname = "procanim.test_endless_bake"
+        bl_label = "Endless Bake"
+        bl_options = {"REGISTER", "UNDO"}
+
+        def bake(self, context):
+            writers.new_object("Half Done", None, writers.generator_collection(context.scene, "Endless"))
+            context.scene.frame_end = 999
+            for step in range(10**6):
+                time.sleep(0.01)
+                yield step / 10**6
+            return None
+
+        def write(self, context, result):
+            return {"FINISHED"}
+
+    monkeypatch.setattr(base, "BLOCKING_TIME_LIMIT", 0.2)
+    bpy.utils.register_class(PROCANIM_OT_test_endless_bake)
+    try:
+        before, counts = _scene_settings(), data_counts()
+        with pytest.raises(RuntimeError, match=r"Endless Bake stopped after 0 s at 0%"):
+            bpy.ops.procanim.test_endless_bake()
+        assert _scene_settings() == before and data_counts() == counts
+    finally:
+        bpy.utils.unregister_class(PROCANIM_OT_test_endless_bake)

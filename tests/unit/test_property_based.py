@@ -264,3 +264,14 @@ def test_training_size_check_refuses_absurd_runs_and_passes_the_demo():
     for population, generations in ((2**31 - 1, 30), (100, 10**9), (5000, 100_000)):
         with pytest.raises(TooMuchWorkError, match="would (take|need) about"):
             TrainingConfig(population=population, generations=generations).check_size()
+
+
+@pytest.mark.parametrize("kind", ["", "../../etc/passwd", "x" * 10_000, "juggling/../fly", "a b", "\x00"])
+def test_a_preset_kind_is_a_name_never_a_path(kind, tmp_path):
+    from addon.errors import PresetError
+    from addon.presets import load_presets, load_user_presets, remove_user_preset
+
+    for call in (lambda: load_presets(kind), lambda: load_user_presets(kind, tmp_path),
+                 lambda: remove_user_preset(kind, "x", tmp_path)):
+        with pytest.raises(PresetError, match="unknown preset kind"):
+            call()
