@@ -46,6 +46,8 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) mirror --stage --rays 16 --travel-frames 16 --frames 16 --out out/mirrors.blend --render out/mirrors.mp4 --engine cycles --samples 16 --resolution 320x180
 	.venv/bin/python $(CLI) fly train --population 40 --generations 5 --flight-time 1 --genome out/fly_trained.npz --curve out/fly_training.png
 	.venv/bin/python $(CLI) fly bake --duration 6 --chase --camera --out out/fly.blend --render out/fly.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) fly bake --genome presets/fly/stroke_hover.npz --duration 3 --camera --out out/fly_hover.blend --render out/fly_hover.mp4 --engine cycles --samples 8 --resolution 480x270
+	.venv/bin/python $(CLI) fly bake --genome presets/fly/stroke_steer.npz --duration 6 --chase --camera --out out/fly_chase.blend --render out/fly_chase.mp4 --engine cycles --samples 8 --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene jelly --preset Jelly --length 48 --out out/jelly.blend --render out/jelly.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene rope --preset Rope --length 72 --out out/rope.blend --render out/rope.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene sheet --length 48 --out out/jelly_sheet.blend --render out/jelly_sheet.mp4 --engine workbench --resolution 480x270

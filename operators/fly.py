@@ -80,6 +80,19 @@ ACTIVATION_ITEMS = (
     ("SIGMOID", "Sigmoid", "Logistic function"),
     ("RELU", "ReLU", "Rectified linear unit"),
 )
+CONTROL_ITEMS = (
+    (
+        "DIRECT",
+        "Wing Angles (paper)",
+        "The network sets the next wing angles of the paper's 2 cm cartoon fly",
+    ),
+    (
+        "STROKE",
+        "Wing-Beat Generator",
+        "The network sets each wing's beat (frequency, amplitude, mean stroke, pitch, rotation timing) "
+        "of a real-size fruit fly beating 150-250 times a second; use Quasi-steady aerodynamics",
+    ),
+)
 AERO_ITEMS = (
     ("DRAG", "Drag (paper)", "F = 1/2 rho v|v| C_D A with projected area and cosine C_D"),
     ("QUASI_STEADY", "Quasi-steady", "Lift and drag with the Dickinson 1999 coefficients"),
@@ -149,6 +162,12 @@ class FlyTrainingProperties:
         name="Activation", description="Neuron non-linearity", items=ACTIVATION_ITEMS, default="TANH"
     )
     aero: EnumProperty(name="Aerodynamics", description="Wing force model", items=AERO_ITEMS, default="DRAG")
+    control: EnumProperty(
+        name="Control",
+        description="What the network sets every 10 ms",
+        items=CONTROL_ITEMS,
+        default="DIRECT",
+    )
     asymmetric: BoolProperty(
         name="Asymmetric Wings",
         description="Control each wing separately (18 inputs, 6 outputs) instead of "
@@ -418,6 +437,7 @@ class PROCANIM_OT_train_fly(FlyTrainingProperties, BakeOperator, bpy.types.Opera
             activation=self.activation.lower(),
             aero=self.aero.lower(),
             asymmetric=self.asymmetric,
+            control=self.control.lower(),
         )
 
     def bake(self, context: bpy.types.Context):
@@ -450,7 +470,14 @@ class PROCANIM_OT_train_fly(FlyTrainingProperties, BakeOperator, bpy.types.Opera
         return result
 
     def write(self, context: bpy.types.Context, result: TrainingResult) -> set[str]:
-        path = save_genome(result.best, self._output, fitness=result.best_fitness)
+        config = self.config()
+        path = save_genome(
+            result.best,
+            self._output,
+            fitness=result.best_fitness,
+            seed=config.seed,
+            settings=config.settings(),
+        )
         self._population.save(population_file(path))
         curve = path.with_name(path.stem + "_curve.png")
         write_curve(curve, result.history)
@@ -621,7 +648,7 @@ def add_follow_camera(
     collection = body.users_collection[0]
     camera = writers.new_object("Fly Camera", bpy.data.cameras.new("Fly Camera"), collection)
     camera[PART_KEY] = "camera"
-    camera.data.lens = 50.0
+    camera.data.lens = 50.0 if scale >= 1.0 else 120.0  # a real-size fly fills more of the frame
     camera.data.clip_start = 0.005 * scale
     camera.location = np.array((0.18, -0.32, 0.1)) * scale
     follow = camera.constraints.new("COPY_LOCATION")
@@ -742,8 +769,25 @@ def add_cli(subparsers) -> None:
     train.add_argument("--mutation-rate", type=float, default=0.05, help="per-gene mutation probability")
     train.add_argument("--mutation", choices=("perturb", "reset"), default="perturb", help="mutation kind")
     train.add_argument("--seed", type=int, default=0, help="random seed")
-    train.add_argument("--aero", choices=("drag", "quasi_steady"), default="drag", help="wing force model")
+    train.add_argument(
+        "--aero",
+        choices=("drag", "quasi_steady"),
+        help="wing force model (default: drag, quasi_steady for stroke)",
+    )
     train.add_argument("--asymmetric", action="store_true", help="control both wings separately")
+    train.add_argument(
+        "--control",
+        choices=("direct", "stroke"),
+        default="direct",
+        help="direct: the paper's wing angles (cartoon fly); stroke: the wing-beat generator (fruit fly)",
+    )
+    cluster = train.add_mutually_exclusive_group()
+    cluster.add_argument(
+        "--workers", type=int, help="score generations on a local Dask cluster of N processes (needs Dask)"
+    )
+    cluster.add_argument(
+        "--scheduler", help="score generations on a Dask scheduler, tcp://HOST:8786 (needs Dask)"
+    )
     train.add_argument("--resume", action="store_true", help="continue from the saved population")
     train.add_argument(
         "--checkpoint-threshold",
@@ -773,6 +817,61 @@ def add_cli(subparsers) -> None:
 
 def _cli_train(args, context) -> None:
     genome = args.genome.resolve()
+    aero = args.aero or ("quasi_steady" if args.control == "stroke" else "drag")
+    if args.workers or args.scheduler:
+        _train_on_dask(args, genome, aero)
+    else:
+        _train_in_process(args, genome, aero)
+    if args.bake > 0:
+        context.scene.procanim.fly.genome_path = str(genome)
+        call_operator("procanim.add_fly")
+        call_operator(
+            "procanim.bake_fly",
+            duration=args.bake,
+            genome_path=str(genome),
+            follow_camera=args.render is not None,
+        )
+
+
+def _train_on_dask(args, genome: Path, aero: str) -> None:
+    """Distributed training runs in the bpy-free core (``python -m addon.fly train``) in a child
+    Python, so Blender never imports Dask; the genome it writes is what Load Genome takes."""
+    import subprocess
+    import sys
+
+    if args.resume or args.checkpoint_threshold is not None:
+        raise CliError("fly train: --resume and checkpoints are not available with --workers / --scheduler")
+    command = [
+        sys.executable,
+        "-m",
+        "addon.fly",
+        "train",
+        "--control",
+        args.control,
+        "--aero",
+        aero,
+        "--fitness",
+        args.fitness,
+        "--population",
+        str(args.population),
+        "--generations",
+        str(args.generations),
+        "--flight-time",
+        str(args.flight_time),
+        "--seed",
+        str(args.seed),
+        "--genome",
+        str(genome),
+    ]
+    command += ["--asymmetric"] if args.asymmetric else []
+    command += ["--workers", str(args.workers)] if args.workers else ["--scheduler", args.scheduler]
+    result = subprocess.run(command, cwd=Path(__file__).resolve().parent.parent, check=False)
+    if result.returncode != 0:
+        raise CliError(f"fly train: distributed training failed (exit {result.returncode}); see above")
+    print(f"procanim: genome {genome} (trained on Dask)")
+
+
+def _train_in_process(args, genome: Path, aero: str) -> None:
     call_operator(
         "procanim.train_fly",
         population=args.population,
@@ -783,8 +882,9 @@ def _cli_train(args, context) -> None:
         mutation_rate=args.mutation_rate,
         mutation=args.mutation.upper(),
         seed=args.seed,
-        aero=args.aero.upper(),
+        aero=aero.upper(),
         asymmetric=args.asymmetric,
+        control=args.control.upper(),
         resume=args.resume,
         checkpoints=args.checkpoint_threshold is not None,
         checkpoint_threshold=args.checkpoint_threshold if args.checkpoint_threshold is not None else 0.5,
@@ -796,14 +896,6 @@ def _cli_train(args, context) -> None:
     if args.curve is not None:
         args.curve.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(curve, args.curve)
-    if args.bake > 0:
-        call_operator("procanim.add_fly")
-        call_operator(
-            "procanim.bake_fly",
-            duration=args.bake,
-            genome_path=str(genome),
-            follow_camera=args.render is not None,
-        )
 
 
 def _cli_bake(args, context) -> None:
@@ -811,22 +903,56 @@ def _cli_bake(args, context) -> None:
         raise CliError(f"fly bake: genome file {args.genome} does not exist")
     if not (np.isfinite(args.duration) and args.duration > 0):
         raise CliError(f"fly bake: --duration must be a positive number of seconds, got {args.duration}")
+    genome_path = str(args.genome.resolve()) if args.genome else ""
+    context.scene.procanim.fly.genome_path = genome_path  # Add Fly builds the fly this genome flies
     call_operator("procanim.add_fly")
-    target = add_looping_target(context.scene, args.duration).name if args.chase else ""
+    model = load_genome(genome_file(genome_path, steering=args.chase)).model()
+    target = add_looping_target(context.scene, args.duration, model).name if args.chase else ""
     call_operator(
         "procanim.bake_fly",
         duration=args.duration,
-        genome_path=str(args.genome.resolve()) if args.genome else "",
+        genome_path=genome_path,
         follow_camera=args.camera or args.render is not None,
         target=target,
     )
+    if model.control == "stroke":
+        blur_wings(context.scene)
 
 
-def add_looping_target(scene: bpy.types.Scene, duration: float) -> bpy.types.Object:
-    """A red bead on a figure-eight in the fly's vertical plane, keyed every frame."""
+def blur_wings(scene: bpy.types.Scene) -> None:
+    """Motion blur on, with enough steps that a wing sweeping a whole beat per shutter smears
+    along its arc (Cycles per-object steps, EEVEE's blur steps); Workbench draws no blur."""
+    scene.render.use_motion_blur = True
+    scene.render.motion_blur_shutter = 0.5
+    eevee = getattr(scene, "eevee", None)
+    if eevee is not None and hasattr(eevee, "motion_blur_steps"):
+        eevee.motion_blur_steps = 8
+    for obj in fly_parts(bpy.context).values():
+        settings = getattr(obj, "cycles", None)
+        if (
+            obj.get(PART_KEY) in ("wing_r", "wing_l")
+            and settings is not None
+            and hasattr(settings, "motion_steps")
+        ):
+            settings.motion_steps = 6
+
+
+def add_looping_target(
+    scene: bpy.types.Scene, duration: float, model: FlyModel | None = None
+) -> bpy.types.Object:
+    """A red bead looping in front of the fly, keyed every frame.
+
+    The paper's symmetric cartoon fly gets a figure-eight in its vertical plane (it cannot turn);
+    an asymmetric fly a path that also swings sideways, through all three dimensions, scaled to
+    the fly's size.
+    """
+    model = model or FlyModel()
+    scale = model.body_size[1] / FlyModel().body_size[1]
     collection = writers.selected_instance(bpy.context, COLLECTION) or scene.collection
-    bead = 0.008 * np.array(
-        [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float
+    bead = (
+        0.008
+        * max(scale, 0.25)
+        * np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)
     )
     faces = [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)]
     target = writers.new_object("Fly Target", writers.mesh_from_arrays("Fly Target", bead, faces), collection)
@@ -834,13 +960,24 @@ def add_looping_target(scene: bpy.types.Scene, duration: float) -> bpy.types.Obj
     fps = scene.render.fps / scene.render.fps_base
     frames = scene.frame_start + np.arange(int(duration * fps) + 2)
     time = (frames - scene.frame_start) / fps
-    path = np.stack(
-        [
-            np.zeros_like(time),
-            0.25 * np.sin(2 * np.pi * time / 5.0),
-            1.3 + 0.15 * np.sin(4 * np.pi * time / 5.0),
-        ],
-        axis=1,
-    )
+    if model.asymmetric:
+        reach = 0.04 if model.size == "fruit_fly" else 0.25
+        path = np.stack(
+            [
+                reach * np.sin(2 * np.pi * time / 6.0),
+                reach * 0.8 * np.sin(2 * np.pi * time / 4.0),
+                1.0 + reach * 0.5 * np.sin(4 * np.pi * time / 6.0 + 0.5) - reach * 0.5 * np.sin(0.5),
+            ],
+            axis=1,
+        )
+    else:
+        path = np.stack(
+            [
+                np.zeros_like(time),
+                0.25 * np.sin(2 * np.pi * time / 5.0),
+                1.3 + 0.15 * np.sin(4 * np.pi * time / 5.0),
+            ],
+            axis=1,
+        )
     writers.write_object_transforms(target, frames, locations=path)
     return target

@@ -32,7 +32,7 @@ class PROCANIM_PT_fly(GeneratorPanel, bpy.types.Panel):
         for name in ("crossover", "mutation_rate", "mutation", "mutation_sigma", "sigma", "seed"):
             column.prop(settings, name)
         column = box.column(align=True)
-        for name in ("activation", "aero", "asymmetric", "resume", "output_path", "checkpoints"):
+        for name in ("control", "activation", "aero", "asymmetric", "resume", "output_path", "checkpoints"):
             column.prop(settings, name)
         if settings.checkpoints:
             row = column.row(align=True)

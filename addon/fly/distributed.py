@@ -49,7 +49,7 @@ def connect(scheduler: str | None = None, workers: int | None = None):
     if workers is None or int(workers) < 1:
         raise FlyError(f"A local Dask cluster needs at least one worker, got {workers}")
     cluster = distributed.LocalCluster(
-        n_workers=int(workers), threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=int(workers), threads_per_worker=1, processes=True, dashboard_address=":0"
     )
     return distributed.Client(cluster)
 
@@ -83,7 +83,10 @@ def dask_evaluator(client, chunks: int | None = None) -> Callable:
     def evaluate(genomes: np.ndarray, config, target) -> np.ndarray:
         count = chunks or max(1, len(client.scheduler_info().get("workers", {})))
         parts = [part for part in np.array_split(genomes, min(count, len(genomes))) if len(part)]
-        futures = client.map(evaluate_genomes, parts, config=config, target=target, pure=False)
+        # settings and target go positionally, one per chunk: large keyword arrays would be shared
+        # under their argument's name across generations
+        count = len(parts)
+        futures = client.map(evaluate_genomes, parts, [config] * count, [target] * count, pure=False)
         return np.concatenate(client.gather(futures))
 
     return evaluate

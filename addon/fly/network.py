@@ -126,3 +126,25 @@ class Network:
         for weight, bias in zip(self.weights, self.biases, strict=True):
             values = function(weight @ values + bias)
         return values
+
+
+def embed_symmetric_stroke(weights: np.ndarray) -> np.ndarray:
+    """A [17, 20, 20, 5] stroke genome as the [22, 20, 20, 10] asymmetric genome that flies the same:
+    the hidden layers are shared, each stroke-parameter input weight is halved over the right and left
+    wing's copy (equal while both wings beat alike), and both wings get the same output rows.
+
+    It seeds an asymmetric population with a hovering fly, which then only has to learn to steer.
+    """
+    source = Network(weights, STROKE_SYMMETRIC_LAYERS)
+    first, second, last = source.weights
+    body = first[:, :12]
+    wing = 0.5 * first[:, 12:]
+    parts = [
+        np.concatenate([body, wing, wing], axis=1).ravel(),
+        source.biases[0].ravel(),
+        second.ravel(),
+        source.biases[1].ravel(),
+        np.concatenate([last, last]).ravel(),
+        np.concatenate([source.biases[2], source.biases[2]]).ravel(),
+    ]
+    return np.concatenate(parts)

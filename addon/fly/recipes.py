@@ -114,17 +114,24 @@ def write_genomes(
     missing = [name for name in chosen if name not in recipes]
     if missing:
         raise FlyError(f"No genome recipe named {', '.join(missing)}: choose from {', '.join(recipes)}")
-    written = []
+    written: list[Path] = []
+    fresh: dict[str, Path] = {}  # genome files this run wrote: later recipes seed from them
     for name in chosen:
         recipe = recipes[name].shortened() if short else recipes[name]
-        genome, fitness = train_recipe(recipe, evaluate, progress)
+        settings = recipe.settings()
+        stages = tuple(
+            replace(stage, seed_genome=str(fresh[stage.seed_genome])) if stage.seed_genome in fresh else stage
+            for stage in recipe.stages
+        )
+        genome, fitness = train_recipe(replace(recipe, stages=stages), evaluate, progress)
         written.append(
             save_genome(
                 genome,
                 Path(directory) / recipe.file,
                 fitness=fitness,
                 seed=recipe.seed,
-                settings=recipe.settings(),
+                settings=settings,
             )
         )
+        fresh[recipe.file] = written[-1]
     return written

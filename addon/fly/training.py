@@ -51,6 +51,7 @@ class TrainingConfig:
     control: str = "direct"  # "stroke": the wing-beat pattern generator
     size: str = ""  # "" = the control mode's own default: fruit_fly for stroke, cartoon for direct
     starts: int = 1  # start offsets per genome; a genome scores its worst (a robust controller)
+    seed_genome: str = ""  # genome file (name in presets/fly, or a path) the first population varies
     start_spread: float = 0.0  # m: start offsets drawn this far from the hover point per axis
 
     def check(self) -> None:
@@ -118,12 +119,37 @@ def new_population(config: TrainingConfig, resume: str | Path | None = None) -> 
         # the resumed run may score with another fitness, so the old best score means nothing here
         population.best_fitness = -np.inf
         return population
-    return Population(
+    population = Population(
         size=config.population,
         layers=config.layers,
         seed=config.seed,
         sigma=config.sigma,
         activation=config.activation,
+    )
+    if config.seed_genome:
+        base = seed_weights(config)
+        # the parent itself, then children with every gene nudged by N(0, sigma) from the seeded RNG
+        population.genomes = base + population.rng.normal(0.0, config.sigma, population.genomes.shape)
+        population.genomes[0] = base
+    return population
+
+
+def seed_weights(config: TrainingConfig) -> np.ndarray:
+    """The weights of ``config.seed_genome`` in ``config.layers`` (a symmetric stroke genome is
+    embedded into the asymmetric network that flies the same)."""
+    from .genome import load_genome
+    from .network import STROKE_ASYMMETRIC_LAYERS, STROKE_SYMMETRIC_LAYERS, embed_symmetric_stroke
+
+    path = Path(config.seed_genome)
+    if not path.is_absolute() and not path.exists():
+        path = Path(__file__).resolve().parents[2] / "presets" / "fly" / config.seed_genome
+    genome = load_genome(path)
+    if genome.layers == config.layers:
+        return genome.weights.copy()
+    if genome.layers == STROKE_SYMMETRIC_LAYERS and config.layers == STROKE_ASYMMETRIC_LAYERS:
+        return embed_symmetric_stroke(genome.weights)
+    raise FlyError(
+        f"Seed genome '{path.name}' ({list(genome.layers)}) cannot seed a {list(config.layers)} network"
     )
 
 

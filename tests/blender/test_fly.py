@@ -282,3 +282,16 @@ def test_cli_trains_and_bakes(tmp_path):
     assert "Baked 0.3 s" in chase.stdout
     bad = run_cli("fly", "bake", "--genome", str(tmp_path / "missing.npz"), tmp_path=tmp_path)
     assert bad.returncode == 1 and "missing.npz" in bad.stderr
+
+
+def test_cli_trains_a_stroke_genome_on_a_local_dask_cluster_and_bakes_it(tmp_path, ext):
+    pytest.importorskip("distributed")
+    genome = tmp_path / "stroke.npz"
+    args = ["fly", "train", "--control", "stroke", "--population", "4", "--generations", "1"]
+    args += ["--flight-time", "0.05", "--workers", "1", "--genome", str(genome), "--bake", "0.05"]
+    result = run_cli(*args, "--out", str(tmp_path / "s.blend"), tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    loaded = ext("addon.fly").load_genome(genome)
+    assert (loaded.control, loaded.size, loaded.aero) == ("stroke", "fruit_fly", "quasi_steady")
+    record = ext("addon.fly.genome").genome_record(genome)
+    assert record["settings"]["control"] == "stroke" and record["seed"] == 0

@@ -153,8 +153,10 @@ def test_no_suffix_keeps_the_papers_left_support():
     ("sequence", "words"),
     [
         (("first_position", "arabesque_45"), ("arabesque", "weight on one foot", "weight_shift")),
-        (("first_position", "weight_shift", "retire:left"),
-         ("weight is on the left foot", "weight_shift:right")),
+        (
+            ("first_position", "weight_shift", "retire:left"),
+            ("weight is on the left foot", "weight_shift:right"),
+        ),
         (("first_position", "weight_shift", "weight_shift:left"), ("already on the left",)),
         (("first_position", "releve:right"), ("weight on one foot", "weight_shift:left")),
         (("first_position", "weight_shift", "releve"), ("retire",)),

@@ -243,3 +243,25 @@ def test_stroke_mode_rejects_a_mismatched_model():
         simulate(genome, duration=0.01, model=FlyModel.fruit_fly())
     with pytest.raises(FlyError, match="control mode"):
         FlyModel(control="flutter")
+
+
+def test_a_symmetric_stroke_genome_embeds_into_an_asymmetric_one_that_flies_the_same():
+    from addon.fly.network import embed_symmetric_stroke
+
+    rng = np.random.default_rng(1)
+    symmetric = Genome(
+        rng.normal(0, 0.3, genome_size(STROKE_SYMMETRIC_LAYERS)),
+        STROKE_SYMMETRIC_LAYERS,
+        aero="quasi_steady",
+        size="fruit_fly",
+    )
+    embedded = Genome(
+        embed_symmetric_stroke(symmetric.weights),
+        STROKE_ASYMMETRIC_LAYERS,
+        aero="quasi_steady",
+        size="fruit_fly",
+    )
+    one = simulate([symmetric], duration=0.05)
+    two = simulate([embedded], duration=0.05)
+    np.testing.assert_allclose(two.positions, one.positions, atol=1e-12)
+    np.testing.assert_allclose(two.wing_angles[..., 0, :], two.wing_angles[..., 1, :], atol=1e-12)
