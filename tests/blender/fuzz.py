@@ -508,6 +508,12 @@ def run_case(bpy, operator: str, arguments: dict) -> dict:
                 failure = f"left {orphan_actions(bpy) - orphans} orphan action(s) behind"
         else:
             outcome = "cancelled"
+    escaped = sorted(str(p) for p in Path("/").glob("procanim_fuzz_root*"))
+    if escaped and failure is None:
+        # '//../../../../../procanim_fuzz_root.npz' in an unsaved file must never reach the root.
+        failure = f"wrote outside any folder it was given: {', '.join(escaped)}"
+        for path in escaped:
+            Path(path).unlink(missing_ok=True)
     if outcome != "finished" and failure is None:
         difference = state_difference(before, scene_state(bpy))
         if difference:
