@@ -485,7 +485,8 @@ def run_case(bpy, operator: str, arguments: dict) -> dict:
         message = str(error).strip()
         result = None
         if "Traceback" in message or "Python:" in message:
-            lines = [line for line in message.splitlines() if re.match(r"^[\w.]+(Error|Exception|Exit)\b", line)]
+            named = re.compile(r"^[\w.]+(Error|Exception|Exit)\b")
+            lines = [line for line in message.splitlines() if named.match(line)]
             last = lines[-1] if lines else message.splitlines()[-1]
             outcome, failure = "exception", "an exception escaped the operator: " + last
         elif "poll()" in message:
