@@ -66,6 +66,12 @@ FITNESS_ITEMS = (
     ("FINAL_HEIGHT", "Final Height", "Height at the end of the flight"),
     ("MEAN_HEIGHT", "Mean Height", "Average height over the flight (the paper's first try)"),
     (
+        "HOLD_LEVEL",
+        "Hold Level",
+        "Hover in place with a steady body: drift, altitude error, tilt spread and tilt swing, each "
+        "against its limit (2 cm, 5 cm, 0.1 rad, 0.3 rad); for the wing-beat generator",
+    ),
+    (
         "TOWARD_TARGET",
         "Toward Target",
         "Minus the mean distance to a random target point per generation (a steerable fly)",
