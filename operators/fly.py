@@ -374,8 +374,8 @@ def veined_wing_material() -> bpy.types.Material:
     veins = math(
         "MAXIMUM", math("MAXIMUM", rays, costa), math("MAXIMUM", math("MULTIPLY", cross, 1.0), cross_outer)
     )
-    # the membrane lets most light through; veins are dark and nearly opaque
-    alpha = math("ADD", 0.18, math("MULTIPLY", veins, 0.72), clamp=True)
+    # the membrane lets most light through (a motion-blurred beat still shows); veins are dark, nearly opaque
+    alpha = math("ADD", 0.35, math("MULTIPLY", veins, 0.6), clamp=True)
     links.new(alpha, bsdf.inputs["Alpha"])
     tint = nodes.new("ShaderNodeMix") if bpy.app.version >= (3, 4, 0) else None
     if tint is not None:
