@@ -66,6 +66,12 @@ FITNESS_ITEMS = (
     ("FINAL_HEIGHT", "Final Height", "Height at the end of the flight"),
     ("MEAN_HEIGHT", "Mean Height", "Average height over the flight (the paper's first try)"),
     (
+        "HOLD_LEVEL",
+        "Hold Level",
+        "Hover in place with a steady body: drift, altitude error, tilt spread and tilt swing, each "
+        "against its limit (2 cm, 5 cm, 0.1 rad, 0.3 rad); for the wing-beat generator",
+    ),
+    (
         "TOWARD_TARGET",
         "Toward Target",
         "Minus the mean distance to a random target point per generation (a steerable fly)",
@@ -368,8 +374,8 @@ def veined_wing_material() -> bpy.types.Material:
     veins = math(
         "MAXIMUM", math("MAXIMUM", rays, costa), math("MAXIMUM", math("MULTIPLY", cross, 1.0), cross_outer)
     )
-    # the membrane lets most light through; veins are dark and nearly opaque
-    alpha = math("ADD", 0.18, math("MULTIPLY", veins, 0.72), clamp=True)
+    # the membrane lets most light through (a motion-blurred beat still shows); veins are dark, nearly opaque
+    alpha = math("ADD", 0.35, math("MULTIPLY", veins, 0.6), clamp=True)
     links.new(alpha, bsdf.inputs["Alpha"])
     tint = nodes.new("ShaderNodeMix") if bpy.app.version >= (3, 4, 0) else None
     if tint is not None:
