@@ -45,10 +45,14 @@ def operator_ids() -> list[str]:
     return sorted(found)
 
 
-pytestmark = pytest.mark.skipif(
-    tuple(bpy.app.version[:2]) != CI_VERSION and not os.environ.get("PROCANIM_FUZZ_ANY_VERSION"),
-    reason="the fuzz suite runs on one Blender version in CI, 5.0 (PROCANIM_FUZZ_ANY_VERSION=1 for others)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        tuple(bpy.app.version[:2]) != CI_VERSION and not os.environ.get("PROCANIM_FUZZ_ANY_VERSION"),
+        reason="the fuzz suite runs on one Blender version, 5.0 (PROCANIM_FUZZ_ANY_VERSION=1 for others)",
+    ),
+    # Inside a Blender binary sys.executable is Blender's own Python, which cannot start a bpy process.
+    pytest.mark.skipif(bool(bpy.app.binary_path), reason="the fuzz runner needs the bpy module's Python"),
+]
 
 
 def _records(path: Path) -> list[dict]:
