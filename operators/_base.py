@@ -16,8 +16,10 @@ import bpy
 
 from ..addon import limits
 from ..addon.errors import ProcAnimError
+from .preferences import preferences
 
-#: Estimated seconds of work an operator may start when it blocks (a script's call): a minute.
+#: Estimated seconds of work an operator may start when it blocks (a script's call): a minute, unless
+#: the preferences' Script Time Limit says otherwise (0: none, for pipeline scripts with long bakes).
 #: From the sidebar long work runs modal with progress and Esc, and the CLI is a batch job that
 #: Ctrl+C stops, so both may ask for more.
 BLOCKING_TIME_LIMIT = limits.TIME_LIMIT
@@ -198,7 +200,8 @@ class ProcAnimOperator:
         """Seconds of estimated work this run may start (see ``BLOCKING_TIME_LIMIT``)."""
         if _batch_depth or getattr(self, "_interactive", False):
             return INTERACTIVE_TIME_LIMIT
-        return BLOCKING_TIME_LIMIT
+        limit = getattr(preferences(), "script_time_limit", BLOCKING_TIME_LIMIT)
+        return limit if limit > 0 else math.inf
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         state = SceneState(context)

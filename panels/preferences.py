@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
+from ..addon.limits import TIME_LIMIT
 from ..operators.preferences import DEFAULT_CACHE_DIRECTORY, DEFAULT_GENOME_DIRECTORY, PACKAGE
 from ..operators.render import ENGINE_ITEMS
 
@@ -53,6 +54,15 @@ class PROCANIM_AP_preferences(bpy.types.AddonPreferences):
         description="Add operators put a floor under the result in an empty scene",
         default=True,
     )
+    script_time_limit: FloatProperty(
+        name="Script Time Limit",
+        description="Seconds of work a ProcAnim operator called from a Python script may take before it is "
+        "refused (estimated) or stopped (measured), so a mistyped size cannot hang a script; 0 turns the "
+        "limit off for pipeline scripts with long bakes. The sidebar and the command line are not limited",
+        default=TIME_LIMIT,
+        min=0.0,
+        soft_max=3600.0,
+    )
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
@@ -68,6 +78,7 @@ class PROCANIM_AP_preferences(bpy.types.AddonPreferences):
         column = layout.column(heading="Add")
         column.prop(self, "add_camera")
         column.prop(self, "add_floor")
+        layout.prop(self, "script_time_limit")
 
 
 SCENE_SETTINGS = None

@@ -32,6 +32,7 @@ def test_preferences_are_keyed_by_the_extension_package_and_draw(prefs, extensio
         "resolution_y",
         "add_camera",
         "add_floor",
+        "script_time_limit",
     } <= drawn
     assert prefs.cache_directory == "//procanim_cache"
 
@@ -69,3 +70,13 @@ def test_trained_genomes_go_to_the_preferences_genome_folder(prefs, tmp_path):
     written = tmp_path / "genomes" / "fly_trained.npz"
     assert written.is_file()
     assert Path(bpy.path.abspath(bpy.context.scene.procanim.fly.genome_path)) == written
+
+
+def test_script_time_limit_refuses_or_frees_long_work_from_scripts(prefs):
+    assert bpy.ops.procanim.add_softbody_demo(subdivisions=1) == {"FINISHED"}
+    prefs.script_time_limit = 1e-4  # any bake is over it
+    with pytest.raises(RuntimeError, match="would take about"):
+        bpy.ops.procanim.bake_softbody(frame_count=3, substeps=4)
+    assert bpy.context.active_object.data.shape_keys is None and not bpy.data.actions
+    prefs.script_time_limit = 0.0  # a pipeline script's long bake: no limit at all
+    assert bpy.ops.procanim.bake_softbody(frame_count=3, substeps=4) == {"FINISHED"}

@@ -263,7 +263,8 @@ def test_a_blocking_bake_that_overruns_its_limit_is_stopped_and_rolled_back(ext,
         def write(self, context, result):
             return {"FINISHED"}
 
-    monkeypatch.setattr(base, "BLOCKING_TIME_LIMIT", 0.2)
+    prefs = ext("operators.preferences").preferences()
+    saved_limit, prefs.script_time_limit = prefs.script_time_limit, 0.2
     bpy.utils.register_class(PROCANIM_OT_test_endless_bake)
     try:
         before, counts = _scene_settings(), data_counts()
@@ -271,4 +272,5 @@ def test_a_blocking_bake_that_overruns_its_limit_is_stopped_and_rolled_back(ext,
             bpy.ops.procanim.test_endless_bake()
         assert _scene_settings() == before and data_counts() == counts
     finally:
+        prefs.script_time_limit = saved_limit
         bpy.utils.unregister_class(PROCANIM_OT_test_endless_bake)
