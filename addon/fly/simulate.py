@@ -288,6 +288,32 @@ def _as_points(value, count: int, name: str) -> np.ndarray:
     return points
 
 
+def flight_schedule(
+    model: FlyModel, duration: float, dt: float | None, control_dt: float, count: int, record_every: int,
+    start, target,
+) -> tuple[float, int, int, np.ndarray, np.ndarray | None]:
+    """Check a flight's timing and points (both control modes): the time step, the number of steps,
+    steps per control tick, the (count, 3) start points and the target path (steps + 1, 3) or None."""
+    dt = model.time_step if dt is None else float(dt)
+    if not (np.isfinite(duration) and duration > 0 and np.isfinite(dt) and dt > 0):
+        raise FlyError(f"Flight duration and time step must be positive, got {duration} s and {dt} s")
+    steps = int(round(duration / dt))
+    control_every = int(round(control_dt / dt))
+    if control_every < 1 or abs(control_every * dt - control_dt) > 1e-9:
+        raise FlyError(f"Control interval {control_dt} s must be a whole multiple of the time step {dt} s")
+    if count < 1 or record_every < 1:
+        raise FlyError("Simulate at least one fly and record at least every step")
+    start_points = _as_points(np.zeros(3) if start is None else start, count, "Start position")
+    target_path = None
+    if target is not None:
+        target_path = np.asarray(target, dtype=np.float64)
+        if target_path.shape == (3,):
+            target_path = np.broadcast_to(target_path, (steps + 1, 3))
+        if target_path.shape != (steps + 1, 3) or not np.all(np.isfinite(target_path)):
+            raise FlyError(f"Target must be a point (3,) or a path ({steps + 1}, 3), got {target_path.shape}")
+    return dt, steps, control_every, start_points, target_path
+
+
 def simulate_steps(
     controller: Controller,
     count: int,
@@ -307,23 +333,9 @@ def simulate_steps(
     model = model or FlyModel()
     if model.control != "direct":
         raise FlyError("simulate_steps drives wing angles directly; use stroke.simulate_stroke_steps")
-    dt = model.time_step if dt is None else float(dt)
-    if not (np.isfinite(duration) and duration > 0 and np.isfinite(dt) and dt > 0):
-        raise FlyError(f"Flight duration and time step must be positive, got {duration} s and {dt} s")
-    steps = int(round(duration / dt))
-    control_every = int(round(control_dt / dt))
-    if control_every < 1 or abs(control_every * dt - control_dt) > 1e-9:
-        raise FlyError(f"Control interval {control_dt} s must be a whole multiple of the time step {dt} s")
-    if count < 1 or record_every < 1:
-        raise FlyError("Simulate at least one fly and record at least every step")
-    start_points = _as_points(np.zeros(3) if start is None else start, count, "Start position")
-    target_path = None
-    if target is not None:
-        target_path = np.asarray(target, dtype=np.float64)
-        if target_path.shape == (3,):
-            target_path = np.broadcast_to(target_path, (steps + 1, 3))
-        if target_path.shape != (steps + 1, 3) or not np.all(np.isfinite(target_path)):
-            raise FlyError(f"Target must be a point (3,) or a path ({steps + 1}, 3), got {target_path.shape}")
+    dt, steps, control_every, start_points, target_path = flight_schedule(
+        model, duration, dt, control_dt, count, record_every, start, target
+    )
 
     inertia = np.diag(model.inertia())
     mass = model.total_mass

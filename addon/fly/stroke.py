@@ -33,10 +33,10 @@ from .model import FlyModel, rotation_vectors
 from .simulate import (
     Controller,
     Flight,
-    _as_points,
     _constants,
     _cross,
     _dot,
+    flight_schedule,
     integrate_body,
     loads,
     wing_frames,
@@ -193,23 +193,9 @@ def simulate_stroke_steps(
     model = model or FlyModel.fruit_fly()
     if model.control != "stroke":
         raise FlyError("simulate_stroke_steps needs a model in the 'stroke' control mode")
-    dt = model.time_step if dt is None else float(dt)
-    if not (np.isfinite(duration) and duration > 0 and np.isfinite(dt) and dt > 0):
-        raise FlyError(f"Flight duration and time step must be positive, got {duration} s and {dt} s")
-    steps = int(round(duration / dt))
-    control_every = int(round(control_dt / dt))
-    if control_every < 1 or abs(control_every * dt - control_dt) > 1e-9:
-        raise FlyError(f"Control interval {control_dt} s must be a whole multiple of the time step {dt} s")
-    if count < 1 or record_every < 1:
-        raise FlyError("Simulate at least one fly and record at least every step")
-    start_points = _as_points(np.zeros(3) if start is None else start, count, "Start position")
-    target_path = None
-    if target is not None:
-        target_path = np.asarray(target, dtype=np.float64)
-        if target_path.shape == (3,):
-            target_path = np.broadcast_to(target_path, (steps + 1, 3))
-        if target_path.shape != (steps + 1, 3) or not np.all(np.isfinite(target_path)):
-            raise FlyError(f"Target must be a point (3,) or a path ({steps + 1}, 3), got {target_path.shape}")
+    dt, steps, control_every, start_points, target_path = flight_schedule(
+        model, duration, dt, control_dt, count, record_every, start, target
+    )
 
     inertia = np.diag(model.inertia())
     mass = model.total_mass
