@@ -292,14 +292,10 @@ def _key_plain_arm(rig: Rig, side: str, frames, pose, object_rotation, interpola
     return written
 
 
-def _key_rigify_arm(
-    rig: Rig, controls: dict[str, str], side: str, frames, pose, object_rotation, interpolation
-) -> list:
-    obj = rig.obj
-    bones = obj.data.bones
-    count = len(frames)
+def _rigify_limb_in_ik(obj, controls: dict[str, str], lower_ik: str, frames) -> list:
+    """Switch a Rigify limb to IK with its pole on, keyed over ``frames``; returns the F-curves written."""
     # Rigify's IK bones stretch the deform chain about 3% even within reach unless this is 0.
-    for name in (controls["upper_ik"], controls["forearm_ik"]):
+    for name in (controls["upper_ik"], controls[lower_ik]):
         obj.pose.bones[name].ik_stretch = 0.0
     written = []
     parent = obj.pose.bones[controls["parent"]]
@@ -315,6 +311,16 @@ def _key_rigify_arm(
                 "CONSTANT",
                 keep_outside=True,
             )
+    return written
+
+
+def _key_rigify_arm(
+    rig: Rig, controls: dict[str, str], side: str, frames, pose, object_rotation, interpolation
+) -> list:
+    obj = rig.obj
+    bones = obj.data.bones
+    count = len(frames)
+    written = _rigify_limb_in_ik(obj, controls, "forearm_ik", frames)
     hand_bone = rig.bone_map.bones[f"hand.{side}"]
     rest_hand = _np(bones[hand_bone].matrix_local)
     rest_ik = _np(bones[controls["hand_ik"]].matrix_local)
@@ -740,22 +746,7 @@ def _key_ik_limb(
     every pole turned about its limb by the difference."""
     bones = obj.data.bones
     count = len(frames)
-    for name in (controls["upper_ik"], controls["lower_ik"]):
-        obj.pose.bones[name].ik_stretch = 0.0
-    written = []
-    parent = obj.pose.bones[controls["parent"]]
-    for prop, value in (("IK_FK", 0.0), ("pole_vector", 1.0)):
-        if prop in parent.keys():
-            parent[prop] = type(parent[prop])(value)
-            written += writers.write_channels(
-                obj,
-                f'pose.bones["{bpy.utils.escape_identifier(controls["parent"])}"]["{prop}"]',
-                frames[[0, -1]],
-                np.full(2, value),
-                controls["parent"],
-                "CONSTANT",
-                keep_outside=True,
-            )
+    written = _rigify_limb_in_ik(obj, controls, "lower_ik", frames)
     offset = np.linalg.inv(_np(bones[end_bone].matrix_local)) @ _np(bones[controls["ik"]].matrix_local)
     desired = np.zeros((count, 4, 4))
     desired[:, :3, :3] = object_rotation.T @ end_rotations
