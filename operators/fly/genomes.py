@@ -75,6 +75,14 @@ class PROCANIM_OT_load_genome(ProcAnimOperator, ImportHelper, bpy.types.Operator
     filter_glob: StringProperty(
         name="Filter", description="Genome files", default="*.npz", options={"HIDDEN"}
     )
+    # The file browser helpers' own path property warns on "//" in 4.5+; genome paths take it.
+    filepath: StringProperty(
+        name="File Path",
+        description="The genome file (.npz); // is the folder of the saved .blend",
+        maxlen=1024,
+        subtype="FILE_PATH",
+        options=paths.BLEND_RELATIVE,
+    )
 
     def run(self, context: bpy.types.Context) -> set[str]:
         source = paths.input_file(self.filepath, "Genome file")
@@ -98,6 +106,14 @@ class PROCANIM_OT_save_genome(ProcAnimOperator, ExportHelper, bpy.types.Operator
     filename_ext = ".npz"
     filter_glob: StringProperty(
         name="Filter", description="Genome files", default="*.npz", options={"HIDDEN"}
+    )
+    # The file browser helpers' own path property warns on "//" in 4.5+; genome paths take it.
+    filepath: StringProperty(
+        name="File Path",
+        description="The genome file (.npz); // is the folder of the saved .blend",
+        maxlen=1024,
+        subtype="FILE_PATH",
+        options=paths.BLEND_RELATIVE,
     )
 
     def run(self, context: bpy.types.Context) -> set[str]:
