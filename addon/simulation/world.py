@@ -20,6 +20,7 @@ Two projection orders, as in the seed's Constraints post:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ from ..geometry.rotation import (
     polar_rotation_batch,
     quaternion_to_matrix,
 )
+from ..quaternions.scalar import qmul, qnormalize
 from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
@@ -42,6 +44,8 @@ _TINY = 1e-12
 # Warm-started Müller iterations per projection; the note measures 0.19 deg error after 3 at 5 deg/frame,
 # and a substep turns far less than a frame.
 _POLAR_ITERATIONS = 2
+# Below this step angle (radians) a Müller iteration has converged to float noise (as in geometry.rotation).
+_OMEGA_TOLERANCE = 1e-13
 
 
 def _scaled_pair(delta: NDArray[np.float64], coefficients: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -66,6 +70,60 @@ def _edge_colouring(first: NDArray[np.int64], second: NDArray[np.int64]) -> list
     order = np.argsort(colours, kind="stable")
     bounds = np.searchsorted(colours[order], np.arange(colours.max() + 2 if len(colours) else 1))
     return [order[bounds[c] : bounds[c + 1]] for c in range(len(bounds) - 1) if bounds[c + 1] > bounds[c]]
+
+
+def _cross_rows(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row-wise ``a x b`` for ``(m, 3)`` arrays (np.cross spends more on axis bookkeeping than on
+    the arithmetic at the sizes a solver step sees)."""
+    out = np.empty_like(a)
+    ax, ay, az = a[:, 0], a[:, 1], a[:, 2]
+    bx, by, bz = b[:, 0], b[:, 1], b[:, 2]
+    np.multiply(ay, bz, out=out[:, 0])
+    out[:, 0] -= az * by
+    np.multiply(az, bx, out=out[:, 1])
+    out[:, 1] -= ax * bz
+    np.multiply(ax, by, out=out[:, 2])
+    out[:, 2] -= ay * bx
+    return out
+
+
+def _polar_rotation_one(matrix: NDArray[np.float64], initial: NDArray[np.float64], iterations: int):
+    """``polar_rotation_batch`` for one matrix on Python floats: Müller steps from ``initial``
+    (numpy's per-call overhead on a single 3x3 costs ten times the arithmetic)."""
+    columns = matrix.T.tolist()
+    q = qnormalize(tuple(initial.tolist()))
+    for _ in range(iterations):
+        w, x, y, z = q
+        basis = (  # the columns of the rotation matrix of q
+            (1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
+            (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
+            (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)),
+        )
+        torque = [0.0, 0.0, 0.0]
+        alignment = 0.0
+        for (bx, by, bz), (cx, cy, cz) in zip(basis, columns, strict=True):
+            torque[0] += by * cz - bz * cy
+            torque[1] += bz * cx - bx * cz
+            torque[2] += bx * cy - by * cx
+            alignment += bx * cx + by * cy + bz * cz
+        alignment = abs(alignment) + 1e-9
+        omega = [t / alignment for t in torque]
+        angle = math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)
+        if not angle > _OMEGA_TOLERANCE:
+            break
+        sine = math.sin(0.5 * angle) / angle
+        q = qnormalize(qmul((math.cos(0.5 * angle), omega[0] * sine, omega[1] * sine, omega[2] * sine), q))
+    return np.array(q)
+
+
+def _is_closed(triangles: NDArray[np.int64]) -> bool:
+    """Whether every directed edge of the triangles appears once and its reverse once (a closed,
+    consistently oriented surface: every vertex's fan of triangles closes)."""
+    directed = triangles[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    size = int(triangles.max()) + 1
+    forward = np.sort(directed[:, 0] * size + directed[:, 1])
+    backward = np.sort(directed[:, 1] * size + directed[:, 0])
+    return bool(np.all(forward[1:] != forward[:-1]) and np.array_equal(forward, backward))
 
 
 class World:
@@ -495,7 +553,7 @@ class World:
                     for k in ("mass", "total", "rest", "stiffness", "quaternions", "warm")
                 },
             }
-        for cached in ("mass3", "rest9", "slots"):
+        for cached in ("mass3", "rest9", "slots", "whole"):
             self._clusters.pop(cached, None)
         self._clusters["share"] = np.bincount(self._clusters["members"], minlength=len(self._x)).astype(
             np.float64
@@ -523,7 +581,12 @@ class World:
         rest = self._volume(self._x, tri)
         if abs(rest) < _TINY:
             raise SimulationError("add_volume: the mesh encloses no volume (is it closed and not flat?)")
-        self._volumes.append({"triangles": tri, "target": pressure * rest, "compliance": float(compliance)})
+        volume = {"triangles": tri, "target": pressure * rest, "compliance": float(compliance)}
+        if _is_closed(tri):
+            corners = tri.T.reshape(-1)  # all first corners, then all second, then all third
+            volume["corners"] = corners
+            volume["slots"] = (corners[:, None] * 3 + np.arange(3)).reshape(-1)
+        self._volumes.append(volume)
 
     @staticmethod
     def _volume(positions: NDArray[np.float64], triangles: NDArray[np.int64]) -> float:
@@ -835,6 +898,9 @@ class World:
     def _solve_volumes(self, p, lambdas, h) -> None:
         n = len(p)
         for k, volume in enumerate(self._volumes):
+            if "corners" in volume:
+                self._solve_closed_volume(p, lambdas, k, volume, h)
+                continue
             tri = volume["triangles"]
             a, b, c = (p[tri[:, m]] for m in range(3))
             current = np.einsum("ij,ij->", np.cross(a, b), c) / 6.0
@@ -851,6 +917,31 @@ class World:
             lambdas[k] += step
             p += (self._w * step)[:, None] * gradient
 
+    def _solve_closed_volume(self, p, lambdas, k, volume, h) -> None:
+        """The volume constraint of a closed mesh with one cross product per triangle.
+
+        With ``N = (b - a) x (c - a)`` per triangle, the volume is ``sum(a . N) / 6`` and, since every
+        vertex's fan of triangles closes, its gradient at a vertex is the sum of ``N / 6`` over the
+        triangles around it (the ``b x c`` terms of the open form differ by ``a x sum(b - c) = 0``).
+        """
+        corners = p.take(volume["corners"], axis=0)
+        count = len(volume["triangles"])
+        first = corners[:count]
+        normals = _cross_rows(corners[count : 2 * count] - first, corners[2 * count :] - first)
+        current = np.einsum("ij,ij->", first, normals) / 6.0
+        gradient = np.bincount(volume["slots"], weights=np.tile(normals.reshape(-1), 3), minlength=p.size)
+        gradient *= 1.0 / 6.0
+        weights = np.repeat(self._w, 3)
+        alpha = volume["compliance"] / (h * h)
+        denominator = float(np.dot(weights * gradient, gradient)) + alpha
+        if denominator <= 0:
+            return
+        step = (-(current - volume["target"]) - alpha * lambdas[k]) / denominator
+        lambdas[k] += step
+        weights *= step
+        weights *= gradient
+        p += weights.reshape(p.shape)
+
     def _solve_shapes(self, p, projections_per_frame) -> None:
         clusters = self._clusters
         if clusters is None:
@@ -861,6 +952,10 @@ class World:
             clusters["mass3"] = np.repeat(clusters["mass"], 3).reshape(-1, 3)
             clusters["rest9"] = clusters["rest"][:, [0, 1, 2, 0, 1, 2, 0, 1, 2]]
             clusters["slots"] = (members[:, None] * 3 + np.arange(3)).reshape(-1)
+            clusters["whole"] = len(starts) == 1 and bool(np.array_equal(members, np.arange(len(p))))
+        if clusters["whole"]:
+            self._solve_whole_shape(p, projections_per_frame)
+            return
         mass3 = clusters["mass3"]
         current = p.take(members, axis=0)
         centroid = np.add.reduceat(current * mass3, starts) / clusters["total"][:, None]
@@ -892,6 +987,31 @@ class World:
         total = np.bincount(clusters["slots"], weights=moves.reshape(-1), minlength=3 * len(p)).reshape(-1, 3)
         scale = np.where(self._w > 0, 1.0 / np.maximum(clusters["share"], 1.0), 0.0)
         p += total * np.repeat(scale, 3).reshape(-1, 3)
+
+    def _solve_whole_shape(self, p, projections_per_frame) -> None:
+        """``_solve_shapes`` for one cluster of every particle in order (a soft body's default): the
+        centroid, covariance and goals are matrix products, the rotation a few float operations,
+        and no particle is shared, so no gather or scatter."""
+        clusters = self._clusters
+        weighted = p * clusters["mass3"]
+        centroid = weighted.sum(axis=0) / clusters["total"][0]
+        # The rest shape is centred on its mass centroid, so sum(m (p - c) rest^T) = (m p)^T rest.
+        covariance = weighted.T @ clusters["rest"]
+        quaternions, warm = clusters["quaternions"], clusters["warm"]
+        if warm[0] and np.linalg.det(covariance) > 0:
+            quaternions[0] = _polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
+        else:
+            quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
+            warm[0] = True
+        rotation = quaternion_to_matrix(quaternions[0])
+        goals = clusters["rest"] @ rotation.T
+        goals += centroid
+        goals -= p
+        stiffness = float(clusters["stiffness"][0])
+        goals *= 1.0 if stiffness >= 1.0 else 1.0 - (1.0 - stiffness) ** (1.0 / projections_per_frame)
+        if not np.all(self._w > 0):
+            goals[self._w <= 0] = 0.0
+        p += goals
 
     def _solve_particle_pairs(self, p, pairs, start, radius=None, friction=None) -> None:
         if pairs is None or len(pairs) == 0:
