@@ -44,6 +44,9 @@ _TINY = 1e-12
 # Warm-started Müller iterations per projection; the note measures 0.19 deg error after 3 at 5 deg/frame,
 # and a substep turns far less than a frame.
 _POLAR_ITERATIONS = 2
+# Self-collision pairs are searched this many collision radii wider than the contact distance, and
+# searched again once a particle has moved that far.
+SELF_COLLISION_MARGIN = 0.5
 # Below this step angle (radians) a Müller iteration has converged to float noise (as in geometry.rotation).
 _OMEGA_TOLERANCE = 1e-13
 
@@ -649,8 +652,8 @@ class World:
                     collider.move_to((sub + 1) / substeps)
                 if self._collide_particles and sub % refresh == 0:
                     pairs = self._particle_pairs(x, pair_margin)
-                if self._self_collision is not None and sub % refresh == 0:
-                    self_pairs = self._self_pairs(x, pair_margin)
+                if self._self_collision is not None:
+                    self_pairs = self._self_pairs_near(x)
                 t = self.time + (sub + 1) * h
                 start, p = x, spare
                 np.multiply(v, velocity_scale, out=p)
@@ -711,6 +714,22 @@ class World:
         if travel <= 0:
             return substeps
         return int(np.clip(np.floor(substeps * self.collision_radius / travel), 1, substeps))
+
+    def _self_pairs_near(self, x) -> NDArray[np.int64]:
+        """The self-collision candidate pairs, searched again only once some particle has moved more
+        than the search margin since the last search (a Verlet list: a resting or slow body is not
+        searched every frame, a fast one as often as it needs)."""
+        sc = self._self_collision
+        margin = SELF_COLLISION_MARGIN * sc["radius"]
+        found = sc.get("near")
+        if found is not None:
+            pairs, reference = found
+            moved = x[sc["members"]] - reference
+            if float(np.max(np.einsum("ij,ij->i", moved, moved), initial=0.0)) < margin * margin:
+                return pairs
+        pairs = self._self_pairs(x, margin)
+        sc["near"] = (pairs, x[sc["members"]])
+        return pairs
 
     def _self_pairs(self, x, margin) -> NDArray[np.int64]:
         sc = self._self_collision
