@@ -325,6 +325,8 @@ class World:
             self._x[idx] = sample
         self._w[idx] = 0.0
         self._pins.append((idx, trajectory))
+        if self._self_collision is not None:
+            self._self_collision.pop("near", None)  # its pairs skip the pinned-to-pinned ones
 
     def add_ground(self, height: float = 0.0, friction: float = 0.5) -> None:
         """A horizontal ground plane at ``height`` (z) with Coulomb friction coefficient ``friction``."""
@@ -815,6 +817,9 @@ class World:
             source = np.arange(size)
             source[slots[k]] = size + np.arange(6 * m)
             after = np.concatenate((source, source[slots[k + 1]])) if k + 1 < len(colours) else source
+            # Equal movable weights at both ends of every edge (an unpinned soft body): each end moves
+            # half the correction, (rest / length - 1) / 2 along the edge, in opposite directions.
+            even = not compliant and bool(np.all(w[i] == w[j]) and np.all(w[i] > 0))
             batches.append(
                 (
                     m,
@@ -831,6 +836,7 @@ class World:
                     np.empty(m),
                     np.empty((2, m)),
                     np.empty((3, 2, m)),
+                    0.5 * rest if even else None,
                 )
             )
         longest = max((len(c) for c in colours), default=0)
@@ -856,7 +862,7 @@ class World:
         compliant = plan["compliant"]
         for batch in batches:
             m, after, colour, rest, pull, push, weights, inverse, alpha = batch[:9]
-            delta, square, length, coef, moves = batch[9:]
+            delta, square, length, coef, moves, half_rest = batch[9:]
             pair = state[size : size + 6 * m].reshape(3, 2, m)
             np.subtract(pair[:, 0], pair[:, 1], out=delta)
             # Squared length summed as (x^2 + z^2) + y^2: the order numpy's einsum uses on (m, 3)
@@ -866,6 +872,15 @@ class World:
             np.add(length, square[1], out=length)
             np.sqrt(length, out=length)
             np.maximum(length, _TINY, out=length)
+            if half_rest is not None:
+                np.divide(half_rest, length, out=length)
+                length -= 0.5
+                np.multiply(delta, length, out=delta)
+                pair[:, 0] += delta
+                pair[:, 1] -= delta
+                state.take(after, out=other[: len(after)], mode="clip")
+                state, other = other, state
+                continue
             if compliant:
                 step = (rest - length - alpha * lambdas[colour]) * inverse
                 lambdas[colour] += step
