@@ -842,7 +842,19 @@ class World:
         longest = max((len(c) for c in colours), default=0)
         buffers = (np.empty(size + 6 * longest), np.empty(size + 6 * longest))
         first = slots[0] if slots else None
-        return {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        plan = {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        if batches and all(batch[-1] is not None for batch in batches):
+            # Every colour even (see above): the views each colour reads and writes, made once. The
+            # colours alternate between the two buffers, starting from the first.
+            even = []
+            for k, batch in enumerate(batches):
+                m, after, delta, square, length, half_rest = batch[0], batch[1], *batch[9:12], batch[-1]
+                source, target = buffers[k % 2], buffers[(k + 1) % 2]
+                pair = source[size : size + 6 * m].reshape(3, 2, m)
+                views = (pair[:, 0], pair[:, 1], delta, square, square[0], square[1], square[2])
+                even.append((*views, length, half_rest, source, after, target[: len(after)]))
+            plan["even"] = even
+        return plan
 
     def _sweep_colours(self, p, lambdas, plan) -> None:
         """One Gauss-Seidel sweep, colour after colour, on a flat state ``[positions, gather]``.
@@ -859,6 +871,10 @@ class World:
         state[:size] = p.reshape(-1)
         m = batches[0][0]
         state[:size].take(plan["first"], out=state[size : size + 6 * m], mode="clip")  # valid: no bounds copy
+        if "even" in plan:
+            self._sweep_even_colours(plan["even"])
+            p[...] = plan["buffers"][len(batches) % 2][:size].reshape(p.shape)
+            return
         compliant = plan["compliant"]
         for batch in batches:
             m, after, colour, rest, pull, push, weights, inverse, alpha = batch[:9]
@@ -872,15 +888,6 @@ class World:
             np.add(length, square[1], out=length)
             np.sqrt(length, out=length)
             np.maximum(length, _TINY, out=length)
-            if half_rest is not None:
-                np.divide(half_rest, length, out=length)
-                length -= 0.5
-                np.multiply(delta, length, out=delta)
-                pair[:, 0] += delta
-                pair[:, 1] -= delta
-                state.take(after, out=other[: len(after)], mode="clip")
-                state, other = other, state
-                continue
             if compliant:
                 step = (rest - length - alpha * lambdas[colour]) * inverse
                 lambdas[colour] += step
@@ -896,6 +903,25 @@ class World:
             state.take(after, out=other[: len(after)], mode="clip")
             state, other = other, state
         p[...] = state[:size].reshape(p.shape)
+
+    @staticmethod
+    def _sweep_even_colours(colours) -> None:
+        """``_sweep_colours`` where both ends of every edge weigh the same (an unpinned soft body):
+        each end moves half the correction, (rest / length - 1) / 2 along the edge, in opposite
+        directions, computed once per edge, on views made once per plan."""
+        for first, second, delta, square, x2, y2, z2, length, half_rest, state, after, target in colours:
+            np.subtract(first, second, out=delta)
+            np.multiply(delta, delta, out=square)
+            np.add(x2, z2, out=length)
+            np.add(length, y2, out=length)
+            np.sqrt(length, out=length)
+            np.maximum(length, _TINY, out=length)
+            np.divide(half_rest, length, out=length)
+            np.subtract(length, 0.5, out=length)
+            np.multiply(delta, length, out=delta)
+            first += delta
+            second -= delta
+            state.take(after, out=target, mode="clip")
 
     def _chain_solver(self) -> ChainSolver | None:
         """The exact chain solver if every distance constraint belongs to a simple chain."""
