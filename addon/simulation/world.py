@@ -44,6 +44,9 @@ _TINY = 1e-12
 # Warm-started Müller iterations per projection; the note measures 0.19 deg error after 3 at 5 deg/frame,
 # and a substep turns far less than a frame.
 _POLAR_ITERATIONS = 2
+# Self-collision pairs are searched this many collision radii wider than the contact distance, and
+# searched again once a particle has moved that far.
+SELF_COLLISION_MARGIN = 0.5
 # Below this step angle (radians) a Müller iteration has converged to float noise (as in geometry.rotation).
 _OMEGA_TOLERANCE = 1e-13
 
@@ -322,6 +325,8 @@ class World:
             self._x[idx] = sample
         self._w[idx] = 0.0
         self._pins.append((idx, trajectory))
+        if self._self_collision is not None:
+            self._self_collision.pop("near", None)  # its pairs skip the pinned-to-pinned ones
 
     def add_ground(self, height: float = 0.0, friction: float = 0.5) -> None:
         """A horizontal ground plane at ``height`` (z) with Coulomb friction coefficient ``friction``."""
@@ -649,8 +654,8 @@ class World:
                     collider.move_to((sub + 1) / substeps)
                 if self._collide_particles and sub % refresh == 0:
                     pairs = self._particle_pairs(x, pair_margin)
-                if self._self_collision is not None and sub % refresh == 0:
-                    self_pairs = self._self_pairs(x, pair_margin)
+                if self._self_collision is not None:
+                    self_pairs = self._self_pairs_near(x)
                 t = self.time + (sub + 1) * h
                 start, p = x, spare
                 np.multiply(v, velocity_scale, out=p)
@@ -711,6 +716,22 @@ class World:
         if travel <= 0:
             return substeps
         return int(np.clip(np.floor(substeps * self.collision_radius / travel), 1, substeps))
+
+    def _self_pairs_near(self, x) -> NDArray[np.int64]:
+        """The self-collision candidate pairs, searched again only once some particle has moved more
+        than the search margin since the last search (a Verlet list: a resting or slow body is not
+        searched every frame, a fast one as often as it needs)."""
+        sc = self._self_collision
+        margin = SELF_COLLISION_MARGIN * sc["radius"]
+        found = sc.get("near")
+        if found is not None:
+            pairs, reference = found
+            moved = x[sc["members"]] - reference
+            if float(np.max(np.einsum("ij,ij->i", moved, moved), initial=0.0)) < margin * margin:
+                return pairs
+        pairs = self._self_pairs(x, margin)
+        sc["near"] = (pairs, x[sc["members"]])
+        return pairs
 
     def _self_pairs(self, x, margin) -> NDArray[np.int64]:
         sc = self._self_collision
@@ -796,6 +817,9 @@ class World:
             source = np.arange(size)
             source[slots[k]] = size + np.arange(6 * m)
             after = np.concatenate((source, source[slots[k + 1]])) if k + 1 < len(colours) else source
+            # Equal movable weights at both ends of every edge (an unpinned soft body): each end moves
+            # half the correction, (rest / length - 1) / 2 along the edge, in opposite directions.
+            even = not compliant and bool(np.all(w[i] == w[j]) and np.all(w[i] > 0))
             batches.append(
                 (
                     m,
@@ -812,12 +836,25 @@ class World:
                     np.empty(m),
                     np.empty((2, m)),
                     np.empty((3, 2, m)),
+                    0.5 * rest if even else None,
                 )
             )
         longest = max((len(c) for c in colours), default=0)
         buffers = (np.empty(size + 6 * longest), np.empty(size + 6 * longest))
         first = slots[0] if slots else None
-        return {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        plan = {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        if batches and all(batch[-1] is not None for batch in batches):
+            # Every colour even (see above): the views each colour reads and writes, made once. The
+            # colours alternate between the two buffers, starting from the first.
+            even = []
+            for k, batch in enumerate(batches):
+                m, after, delta, square, length, half_rest = batch[0], batch[1], *batch[9:12], batch[-1]
+                source, target = buffers[k % 2], buffers[(k + 1) % 2]
+                pair = source[size : size + 6 * m].reshape(3, 2, m)
+                views = (pair[:, 0], pair[:, 1], delta, square, square[0], square[1], square[2])
+                even.append((*views, length, half_rest, source, after, target[: len(after)]))
+            plan["even"] = even
+        return plan
 
     def _sweep_colours(self, p, lambdas, plan) -> None:
         """One Gauss-Seidel sweep, colour after colour, on a flat state ``[positions, gather]``.
@@ -834,10 +871,14 @@ class World:
         state[:size] = p.reshape(-1)
         m = batches[0][0]
         state[:size].take(plan["first"], out=state[size : size + 6 * m], mode="clip")  # valid: no bounds copy
+        if "even" in plan:
+            self._sweep_even_colours(plan["even"])
+            p[...] = plan["buffers"][len(batches) % 2][:size].reshape(p.shape)
+            return
         compliant = plan["compliant"]
         for batch in batches:
             m, after, colour, rest, pull, push, weights, inverse, alpha = batch[:9]
-            delta, square, length, coef, moves = batch[9:]
+            delta, square, length, coef, moves, half_rest = batch[9:]
             pair = state[size : size + 6 * m].reshape(3, 2, m)
             np.subtract(pair[:, 0], pair[:, 1], out=delta)
             # Squared length summed as (x^2 + z^2) + y^2: the order numpy's einsum uses on (m, 3)
@@ -862,6 +903,25 @@ class World:
             state.take(after, out=other[: len(after)], mode="clip")
             state, other = other, state
         p[...] = state[:size].reshape(p.shape)
+
+    @staticmethod
+    def _sweep_even_colours(colours) -> None:
+        """``_sweep_colours`` where both ends of every edge weigh the same (an unpinned soft body):
+        each end moves half the correction, (rest / length - 1) / 2 along the edge, in opposite
+        directions, computed once per edge, on views made once per plan."""
+        for first, second, delta, square, x2, y2, z2, length, half_rest, state, after, target in colours:
+            np.subtract(first, second, out=delta)
+            np.multiply(delta, delta, out=square)
+            np.add(x2, z2, out=length)
+            np.add(length, y2, out=length)
+            np.sqrt(length, out=length)
+            np.maximum(length, _TINY, out=length)
+            np.divide(half_rest, length, out=length)
+            np.subtract(length, 0.5, out=length)
+            np.multiply(delta, length, out=delta)
+            first += delta
+            second -= delta
+            state.take(after, out=target, mode="clip")
 
     def _chain_solver(self) -> ChainSolver | None:
         """The exact chain solver if every distance constraint belongs to a simple chain."""
