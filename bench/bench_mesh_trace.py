@@ -85,7 +85,7 @@ def main() -> None:
     best_t, best_face = surface.hits(origins, directions)
     ours = time.perf_counter() - start
     tree_start = time.perf_counter()
-    MeshSurface(plate).tree._build_hierarchy()  # the BVH, for rays from many points (not needed above)
+    surface.tree._build_hierarchy()  # the BVH, for rays from many points (not needed above)
     tree_time = time.perf_counter() - tree_start
     record(
         f"mesh trace: numpy, {RAYS:,} rays from a focus (incl. builds)",

@@ -340,9 +340,9 @@ class _FanGrid:
     #: stays below 1e-6 there; the exact test's own rounding is ~1e-15).
     MARGIN = np.float32(1e-5)
     #: Sector width, relative to a typical triangle's angle around the centre.
-    ANGLE_FRACTION = 0.25
+    ANGLE_FRACTION = 0.35
     #: Ring width, relative to a typical triangle's extent across the rings.
-    RING_FRACTION = 0.67
+    RING_FRACTION = 0.5
 
     @classmethod
     def build(cls, tree: TriangleBVH, origin: np.ndarray, layout: RingLayout | None) -> _FanGrid | None:
@@ -448,7 +448,8 @@ class _FanGrid:
         cell = sector * rings + np.repeat(first_ring, counts) + local % ring_count
         order = _radix_order(cell) if sectors * rings < 1 << 32 else np.argsort(cell, kind="stable")
         grid.faces = faces[order].astype(np.int32)
-        grid.start = np.searchsorted(cell[order], np.arange(sectors * rings + 1))
+        grid.start = np.zeros(sectors * rings + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cell, minlength=sectors * rings), out=grid.start[1:])
         # Screening vectors for rays from ``origin``: det = d.G, u det = d.H, v det = d.Q, each scaled by
         # the triangle's size so one margin fits all.
         e1, e2 = tree.edge1, tree.edge2
