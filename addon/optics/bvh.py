@@ -428,7 +428,7 @@ class _FanGrid:
         grid.level_low = float(low_level.min())
         reach = float(high_level.max()) - grid.level_low
         rings = int(np.clip(np.ceil(reach / max(thickness * cls.RING_FRACTION, 1e-300)), 1, 1 << 16))
-        rings = max(1, min(rings, (64 * tree.face_count) // sectors + 1))
+        rings = max(1, min(rings, (16 * tree.face_count) // sectors + 1))  # at most 16 cells a triangle
         grid.sectors, grid.rings = sectors, rings
         grid.sector_width = 2.0 * np.pi / sectors
         grid.ring_width = max(reach / rings, 1e-300)
