@@ -322,6 +322,115 @@ class RingLayout:
         return self.first + (second - self.first) * (height_first / (height_first - height_second))
 
 
+class _RingCells:
+    """Triangles already projected onto a plane, binned into polar cells there: sectors of angle around
+    ``pole`` by rings of the distance sum ``|p - first| + |p - second|`` (each triangle listed in every
+    cell its padded extent touches: the sum is convex, so over a triangle it peaks at a corner and
+    stays above its tangent plane at the centroid). ``faces[start[c]:start[c + 1]]`` are cell ``c``'s."""
+
+    def __init__(self, tree, projected, normal, pole, first, second, pad, angle_fraction, ring_fraction):
+        self.first, self.second, self.pole = first, second, pole
+        helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        across = np.cross(normal, helper)
+        across /= np.linalg.norm(across)
+        other = np.cross(normal, across)
+        self.across, self.other = across, other
+        x = np.einsum("k,vkf->vf", across, projected - pole[None, :, None])
+        y = np.einsum("k,vkf->vf", other, projected - pole[None, :, None])
+        span = max(float(np.abs(x).max()), float(np.abs(y).max()), 1e-300)
+        pad = max(pad, 1e-9 * span)
+        self.pad = pad
+        # Ring coordinate: the distance sum is convex, so over a triangle it peaks at a corner and stays
+        # above its tangent plane at the centroid (whose least value over the triangle is at a corner).
+        to_first = projected - first[None, :, None]
+        to_second = projected - second[None, :, None]
+        level = np.linalg.norm(to_first, axis=1) + np.linalg.norm(to_second, axis=1)  # (3, F)
+        middle = projected.mean(axis=0)  # (3, F)
+        slope = _unit_columns(middle - first[:, None]) + _unit_columns(middle - second[:, None])
+        middle_level = np.linalg.norm(middle - first[:, None], axis=0) + np.linalg.norm(
+            middle - second[:, None], axis=0
+        )
+        tangent = middle_level + np.einsum("kf,vkf->vf", slope, projected - middle[None]).min(axis=0)
+        low_level = np.minimum(tangent, level.min(axis=0)) - 4.0 * pad
+        high_level = level.max(axis=0) + 4.0 * pad
+        # Angle: a triangle clear of the pole subtends less than a half turn, between its corners.
+        radius = np.hypot(x, y)
+        angle = np.arctan2(y, x)
+        turned = np.mod(angle - angle[0] + np.pi, 2.0 * np.pi) - np.pi
+        x1, y1 = np.roll(x, -1, axis=0), np.roll(y, -1, axis=0)
+        turn = x * y1 - x1 * y  # which side of each edge the pole lies on
+        inside = np.all(turn >= 0.0, axis=0) | np.all(turn <= 0.0, axis=0)
+        extent = turned.max(axis=0) - turned.min(axis=0)
+        # Every point of a segment between two points at least r from the pole, less than a half turn
+        # apart (angle a), is at least r cos(a / 2) from it.
+        near = radius.min(axis=0) * np.cos(np.minimum(extent, np.pi) / 2.0)
+        around = inside | (extent >= np.pi / 2.0) | (near <= 4.0 * pad)
+        slack = 1.1 * pad / np.where(around, 1.0, near) + 1e-12
+        low_angle = angle[0] + turned.min(axis=0) - slack
+        high_angle = angle[0] + turned.max(axis=0) + slack
+        clear = ~around
+        typical = float(np.median(extent[clear])) if np.any(clear) else np.pi
+        sectors = int(np.clip(np.ceil(2.0 * np.pi / max(typical * angle_fraction, 1e-300)), 1, 4096))
+        thickness = float(np.median((high_level - low_level)[clear])) if np.any(clear) else 1.0
+        self.level_low = float(low_level.min())
+        reach = float(high_level.max()) - self.level_low
+        rings = int(np.clip(np.ceil(reach / max(thickness * ring_fraction, 1e-300)), 1, 1 << 16))
+        rings = max(1, min(rings, (16 * tree.face_count) // sectors + 1))  # at most 16 cells a triangle
+        self.sectors, self.rings = sectors, rings
+        self.sector_width = 2.0 * np.pi / sectors
+        self.ring_width = max(reach / rings, 1e-300)
+        first_ring = np.clip(np.floor((low_level - self.level_low) / self.ring_width), 0, rings - 1)
+        last_ring = np.clip(np.floor((high_level - self.level_low) / self.ring_width), 0, rings - 1)
+        first_sector = np.floor((low_angle + np.pi) / self.sector_width).astype(np.int64)
+        last_sector = np.floor((high_angle + np.pi) / self.sector_width).astype(np.int64)
+        first_sector = np.where(around, 0, first_sector)
+        sector_count = np.where(around, sectors, np.minimum(last_sector - first_sector + 1, sectors))
+        first_ring = first_ring.astype(np.int64)
+        ring_count = last_ring.astype(np.int64) - first_ring + 1
+        counts = sector_count * ring_count
+        faces = np.repeat(np.arange(tree.face_count), counts)
+        local = np.arange(len(faces)) - np.repeat(np.cumsum(counts) - counts, counts)
+        ring_count = np.repeat(ring_count, counts)
+        sector = (np.repeat(first_sector, counts) + local // ring_count) % sectors
+        cell = sector * rings + np.repeat(first_ring, counts) + local % ring_count
+        order = _radix_order(cell) if sectors * rings < 1 << 32 else np.argsort(cell, kind="stable")
+        self.faces = faces[order].astype(np.int32)
+        self.start = np.zeros(sectors * rings + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cell, minlength=sectors * rings), out=self.start[1:])
+
+
+    def level(self, points):
+        """The ring coordinate ``|p - first| + |p - second|`` of points given as three coordinate arrays."""
+        total = None
+        for focus in (self.first, self.second):
+            px, py, pz = points[0] - focus[0], points[1] - focus[1], points[2] - focus[2]
+            distance = np.sqrt(px * px + py * py + pz * pz)
+            total = distance if total is None else total + distance
+        return total
+
+    def angle(self, points):
+        """Angle around the pole of points on the plane (three coordinate arrays)."""
+        px, py, pz = points[0] - self.pole[0], points[1] - self.pole[1], points[2] - self.pole[2]
+        across, other = self.across, self.other
+        x = px * across[0] + py * across[1] + pz * across[2]
+        y = px * other[0] + py * other[1] + pz * other[2]
+        return np.arctan2(y, x)
+
+    def locate(self, points):
+        """Sector (int) and ring (float, possibly outside 0 .. rings - 1) of points on the plane."""
+        ring = np.floor((self.level(points) - self.level_low) / self.ring_width)
+        sector = np.floor((self.angle(points) + np.pi) / self.sector_width)
+        return np.nan_to_num(sector).astype(np.int64) % self.sectors, ring
+
+    def members(self, sector, ring):
+        """The triangles of cells (sector, ring), ragged: ``(counts, faces)``."""
+        cell = sector * self.rings + ring.astype(np.int64)
+        first = self.start[cell]
+        counts = self.start[cell + 1] - first
+        ends = np.cumsum(counts)
+        pairs = np.arange(ends[-1] if len(ends) else 0) + np.repeat(first - (ends - counts), counts)
+        return counts, self.faces[pairs]
+
 class _FanGrid:
     """Rays from one point (a focus). Every triangle is projected from that point onto a plane (the
     mesh's own plane when its :class:`RingLayout` is known, else one across the mean view direction)
@@ -380,76 +489,11 @@ class _FanGrid:
             first = np.asarray(layout.first, dtype=np.float64)
             second = np.asarray(layout.second, dtype=np.float64)
             pole = RingLayout(point, normal, first, second).centre()
-        helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        across = np.cross(normal, helper)
-        across /= np.linalg.norm(across)
-        other = np.cross(normal, across)
         grid = cls()
         grid.origin, grid.normal, grid.height = origin, normal, height
-        grid.first, grid.second = first, second
-        grid.across, grid.other = across, other
-        grid.pole_x, grid.pole_y = float((pole - origin) @ across), float((pole - origin) @ other)
-        x = np.einsum("k,vkf->vf", across, projected - origin[None, :, None]) - grid.pole_x
-        y = np.einsum("k,vkf->vf", other, projected - origin[None, :, None]) - grid.pole_y
-        span = max(float(np.abs(x).max()), float(np.abs(y).max()), 1e-300)
-        pad = 1e-9 * max(span, scale)  # conservative: rounding never drops a triangle a ray can hit
-        # Ring coordinate: the distance sum is convex, so over a triangle it peaks at a corner and stays
-        # above its tangent plane at the centroid (whose least value over the triangle is at a corner).
-        to_first = projected - first[None, :, None]
-        to_second = projected - second[None, :, None]
-        level = np.linalg.norm(to_first, axis=1) + np.linalg.norm(to_second, axis=1)  # (3, F)
-        middle = projected.mean(axis=0)  # (3, F)
-        slope = _unit_columns(middle - first[:, None]) + _unit_columns(middle - second[:, None])
-        middle_level = np.linalg.norm(middle - first[:, None], axis=0) + np.linalg.norm(
-            middle - second[:, None], axis=0
+        grid.cells = _RingCells(
+            tree, projected, normal, pole, first, second, 1e-9 * scale, cls.ANGLE_FRACTION, cls.RING_FRACTION
         )
-        tangent = middle_level + np.einsum("kf,vkf->vf", slope, projected - middle[None]).min(axis=0)
-        low_level = np.minimum(tangent, level.min(axis=0)) - 4.0 * pad
-        high_level = level.max(axis=0) + 4.0 * pad
-        # Angle: a triangle clear of the pole subtends less than a half turn, between its corners.
-        radius = np.hypot(x, y)
-        angle = np.arctan2(y, x)
-        turned = np.mod(angle - angle[0] + np.pi, 2.0 * np.pi) - np.pi
-        x1, y1 = np.roll(x, -1, axis=0), np.roll(y, -1, axis=0)
-        turn = x * y1 - x1 * y  # which side of each edge the pole lies on
-        inside = np.all(turn >= 0.0, axis=0) | np.all(turn <= 0.0, axis=0)
-        extent = turned.max(axis=0) - turned.min(axis=0)
-        # Every point of a segment between two points at least r from the pole, less than a half turn
-        # apart (angle a), is at least r cos(a / 2) from it.
-        near = radius.min(axis=0) * np.cos(np.minimum(extent, np.pi) / 2.0)
-        around = inside | (extent >= np.pi / 2.0) | (near <= 4.0 * pad)
-        slack = 1.1 * pad / np.where(around, 1.0, near) + 1e-12
-        low_angle = angle[0] + turned.min(axis=0) - slack
-        high_angle = angle[0] + turned.max(axis=0) + slack
-        clear = ~around
-        typical = float(np.median(extent[clear])) if np.any(clear) else np.pi
-        sectors = int(np.clip(np.ceil(2.0 * np.pi / max(typical * cls.ANGLE_FRACTION, 1e-300)), 1, 4096))
-        thickness = float(np.median((high_level - low_level)[clear])) if np.any(clear) else 1.0
-        grid.level_low = float(low_level.min())
-        reach = float(high_level.max()) - grid.level_low
-        rings = int(np.clip(np.ceil(reach / max(thickness * cls.RING_FRACTION, 1e-300)), 1, 1 << 16))
-        rings = max(1, min(rings, (16 * tree.face_count) // sectors + 1))  # at most 16 cells a triangle
-        grid.sectors, grid.rings = sectors, rings
-        grid.sector_width = 2.0 * np.pi / sectors
-        grid.ring_width = max(reach / rings, 1e-300)
-        first_ring = np.clip(np.floor((low_level - grid.level_low) / grid.ring_width), 0, rings - 1)
-        last_ring = np.clip(np.floor((high_level - grid.level_low) / grid.ring_width), 0, rings - 1)
-        first_sector = np.floor((low_angle + np.pi) / grid.sector_width).astype(np.int64)
-        last_sector = np.floor((high_angle + np.pi) / grid.sector_width).astype(np.int64)
-        first_sector = np.where(around, 0, first_sector)
-        sector_count = np.where(around, sectors, np.minimum(last_sector - first_sector + 1, sectors))
-        first_ring = first_ring.astype(np.int64)
-        ring_count = last_ring.astype(np.int64) - first_ring + 1
-        counts = sector_count * ring_count
-        faces = np.repeat(np.arange(tree.face_count), counts)
-        local = np.arange(len(faces)) - np.repeat(np.cumsum(counts) - counts, counts)
-        ring_count = np.repeat(ring_count, counts)
-        sector = (np.repeat(first_sector, counts) + local // ring_count) % sectors
-        cell = sector * rings + np.repeat(first_ring, counts) + local % ring_count
-        order = _radix_order(cell) if sectors * rings < 1 << 32 else np.argsort(cell, kind="stable")
-        grid.faces = faces[order].astype(np.int32)
-        grid.start = np.zeros(sectors * rings + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cell, minlength=sectors * rings), out=grid.start[1:])
         # Screening vectors for rays from ``origin``: det = d.G, u det = d.H, v det = d.Q, each scaled by
         # the triangle's size so one margin fits all.
         e1, e2 = tree.edge1, tree.edge2
@@ -469,28 +513,15 @@ class _FanGrid:
         """Per ray (rows) the triangles of its cell: ``(rows, counts, faces)``, pairs grouped by ray;
         ``directions`` is ``(3, N)``."""
         dx, dy, dz = directions
-        normal, across, other = self.normal, self.across, self.other
+        normal = self.normal
         toward = dx * normal[0] + dy * normal[1] + dz * normal[2]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             reach = self.height / toward
-            x = (dx * across[0] + dy * across[1] + dz * across[2]) * reach - self.pole_x
-            y = (dx * other[0] + dy * other[1] + dz * other[2]) * reach - self.pole_y
-            level = None
-            for focus in (self.first, self.second):
-                gap = self.origin - focus
-                px, py, pz = dx * reach + gap[0], dy * reach + gap[1], dz * reach + gap[2]
-                distance = np.sqrt(px * px + py * py + pz * pz)
-                level = distance if level is None else level + distance
-            ring = np.floor((level - self.level_low) / self.ring_width)
-            inside = (toward > 0.0) & (ring >= 0.0) & (ring < self.rings)
+            points = (self.origin[0] + dx * reach, self.origin[1] + dy * reach, self.origin[2] + dz * reach)
+            sector, ring = self.cells.locate(points)
+            inside = (toward > 0.0) & (ring >= 0.0) & (ring < self.cells.rings)
         rows = np.flatnonzero(inside)
-        sector = np.floor((np.arctan2(y[rows], x[rows]) + np.pi) / self.sector_width).astype(np.int64)
-        cell = (sector % self.sectors) * self.rings + ring[rows].astype(np.int64)
-        first = self.start[cell]
-        counts = self.start[cell + 1] - first
-        ends = np.cumsum(counts)
-        pairs = np.arange(ends[-1] if len(ends) else 0) + np.repeat(first - (ends - counts), counts)
-        return rows, counts, self.faces[pairs]
+        return (rows, *self.cells.members(sector[rows], ring[rows]))
 
     def intersect(self, tree: TriangleBVH, origin, directions) -> tuple[np.ndarray, np.ndarray]:
         count = len(directions)

@@ -139,7 +139,7 @@ def test_a_plate_traced_through_its_ring_layout_equals_brute_force_on_awkward_ra
         surface = MeshSurface(plate)
         fast = surface.hits(origins, directions)
         grid = surface.tree._fan_cache[1]
-        assert grid is not None and grid.first is not grid.second  # cells follow the plate's zones
+        assert grid is not None and grid.cells.first is not grid.cells.second  # cells follow the plate's zones
         brute = brute_force_hits(plate.vertices, plate.faces, origins, directions)
         np.testing.assert_array_equal(fast[0], brute[0])
         np.testing.assert_array_equal(fast[1], brute[1])
