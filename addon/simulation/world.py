@@ -75,18 +75,25 @@ def _edge_colouring(first: NDArray[np.int64], second: NDArray[np.int64]) -> list
     return [order[bounds[c] : bounds[c + 1]] for c in range(len(bounds) - 1) if bounds[c + 1] > bounds[c]]
 
 
-def _cross_rows(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+def _cross_rows(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    out: NDArray[np.float64] | None = None,
+    scratch: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
     """Row-wise ``a x b`` for ``(m, 3)`` arrays (np.cross spends more on axis bookkeeping than on
-    the arithmetic at the sizes a solver step sees)."""
-    out = np.empty_like(a)
+    the arithmetic at the sizes a solver step sees); ``out`` ``(m, 3)`` and ``scratch`` ``(m,)``
+    reuse buffers."""
+    out = np.empty_like(a) if out is None else out
+    scratch = np.empty(len(a)) if scratch is None else scratch
     ax, ay, az = a[:, 0], a[:, 1], a[:, 2]
     bx, by, bz = b[:, 0], b[:, 1], b[:, 2]
-    np.multiply(ay, bz, out=out[:, 0])
-    out[:, 0] -= az * by
-    np.multiply(az, bx, out=out[:, 1])
-    out[:, 1] -= ax * bz
-    np.multiply(ax, by, out=out[:, 2])
-    out[:, 2] -= ay * bx
+    for column, (first, second, third, fourth) in enumerate(
+        ((ay, bz, az, by), (az, bx, ax, bz), (ax, by, ay, bx))
+    ):
+        np.multiply(first, second, out=out[:, column])
+        np.multiply(third, fourth, out=scratch)
+        out[:, column] -= scratch
     return out
 
 
@@ -558,7 +565,7 @@ class World:
                     for k in ("mass", "total", "rest", "stiffness", "quaternions", "warm")
                 },
             }
-        for cached in ("mass3", "rest9", "slots", "whole"):
+        for cached in ("mass3", "rest9", "slots", "whole", "work"):
             self._clusters.pop(cached, None)
         self._clusters["share"] = np.bincount(self._clusters["members"], minlength=len(self._x)).astype(
             np.float64
@@ -984,22 +991,38 @@ class World:
         vertex's fan of triangles closes, its gradient at a vertex is the sum of ``N / 6`` over the
         triangles around it (the ``b x c`` terms of the open form differ by ``a x sum(b - c) = 0``).
         """
-        corners = p.take(volume["corners"], axis=0)
         count = len(volume["triangles"])
+        work = volume.get("work")
+        if work is None:  # buffers: at 10k+ vertices fresh temporaries cost more than the arithmetic
+            work = volume["work"] = {
+                "corners": np.empty((3 * count, 3)),
+                "edges": np.empty((2, count, 3)),
+                "normals": np.empty((count, 3)),
+                "scratch": np.empty(count),
+                "spread": np.empty((3, 3 * count)),
+                "weights": np.empty(p.size),
+            }
+        corners = p.take(volume["corners"], axis=0, out=work["corners"], mode="clip")
         first = corners[:count]
-        normals = _cross_rows(corners[count : 2 * count] - first, corners[2 * count :] - first)
+        along_b, along_c = work["edges"]
+        np.subtract(corners[count : 2 * count], first, out=along_b)
+        np.subtract(corners[2 * count :], first, out=along_c)
+        normals = _cross_rows(along_b, along_c, work["normals"], work["scratch"])
         current = np.einsum("ij,ij->", first, normals) / 6.0
-        gradient = np.bincount(volume["slots"], weights=np.tile(normals.reshape(-1), 3), minlength=p.size)
+        spread = work["spread"]
+        spread[:] = normals.reshape(-1)  # the same normal for each of the triangle's three corners
+        gradient = np.bincount(volume["slots"], weights=spread.reshape(-1), minlength=p.size)
         gradient *= 1.0 / 6.0
-        weights = np.repeat(self._w, 3)
+        weights = work["weights"]
+        weights.reshape(-1, 3)[:] = self._w[:, None]
+        weights *= gradient
         alpha = volume["compliance"] / (h * h)
-        denominator = float(np.dot(weights * gradient, gradient)) + alpha
+        denominator = float(np.dot(weights, gradient)) + alpha
         if denominator <= 0:
             return
         step = (-(current - volume["target"]) - alpha * lambdas[k]) / denominator
         lambdas[k] += step
         weights *= step
-        weights *= gradient
         p += weights.reshape(p.shape)
 
     def _solve_shapes(self, p, projections_per_frame) -> None:
@@ -1053,7 +1076,10 @@ class World:
         centroid, covariance and goals are matrix products, the rotation a few float operations,
         and no particle is shared, so no gather or scatter."""
         clusters = self._clusters
-        weighted = p * clusters["mass3"]
+        if "work" not in clusters:
+            clusters["work"] = (np.empty_like(p), np.empty_like(p))
+        weighted, goals = clusters["work"]
+        np.multiply(p, clusters["mass3"], out=weighted)
         centroid = weighted.sum(axis=0) / clusters["total"][0]
         # The rest shape is centred on its mass centroid, so sum(m (p - c) rest^T) = (m p)^T rest.
         covariance = weighted.T @ clusters["rest"]
@@ -1064,7 +1090,7 @@ class World:
             quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
             warm[0] = True
         rotation = quaternion_to_matrix(quaternions[0])
-        goals = clusters["rest"] @ rotation.T
+        np.matmul(clusters["rest"], rotation.T, out=goals)
         goals += centroid
         goals -= p
         stiffness = float(clusters["stiffness"][0])
