@@ -217,14 +217,33 @@ class TriangleBVH:
         best_face = np.full(count, -1)
         if self.face_count == 0:
             return best_t, best_face
-        # Coherent batches: rays sorted along a Z-order curve of their origins and directions meet the
-        # same boxes, so every gather below reads nearby memory. Results are put back in order at the end.
         shared = bool(np.all(origins == origins[0]))
         if shared and count >= _FAN_MIN_RAYS:
             fan = self._fan(origins[0])
             if fan is not None:
                 return fan.intersect(self, origins[0], directions)
+        if self.layout is not None:
+            return self._slab().intersect(self, origins, directions)
+        return self._traverse(origins, directions)
+
+    def _slab(self) -> _SlabGrid:
+        """The grid over the plate's own plane for rays from anywhere (built once)."""
+        grid = getattr(self, "_slab_grid", None)
+        if grid is None:
+            grid = self._slab_grid = _SlabGrid(self, self.layout)
+        return grid
+
+    def _traverse(self, origins, directions) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest hits through the tree itself."""
+        count = len(origins)
+        best_t = np.full(count, np.inf)
+        best_face = np.full(count, -1)
+        if count == 0:
+            return best_t, best_face
+        shared = bool(np.all(origins == origins[0]))
         self._build_hierarchy()
+        # Coherent batches: rays sorted along a Z-order curve of their origins and directions meet the
+        # same boxes, so every gather below reads nearby memory. Results are put back in order at the end.
         keys = directions if shared else np.concatenate([origins, directions], axis=1)
         order = _morton_order(keys) if count > _CHUNK // 4 else None
         if order is not None:
@@ -322,6 +341,259 @@ class RingLayout:
         return self.first + (second - self.first) * (height_first / (height_first - height_second))
 
 
+class _RingCells:
+    """Triangles already projected onto a plane, binned into polar cells there: sectors of angle around
+    ``pole`` by rings of the distance sum ``|p - first| + |p - second|`` (each triangle listed in every
+    cell its padded extent touches: the sum is convex, so over a triangle it peaks at a corner and
+    stays above its tangent plane at the centroid). ``faces[start[c]:start[c + 1]]`` are cell ``c``'s."""
+
+    def __init__(self, tree, projected, normal, pole, first, second, pad, angle_fraction, ring_fraction):
+        self.first, self.second, self.pole = first, second, pole
+        helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        across = np.cross(normal, helper)
+        across /= np.linalg.norm(across)
+        other = np.cross(normal, across)
+        self.across, self.other = across, other
+        x = np.einsum("k,vkf->vf", across, projected - pole[None, :, None])
+        y = np.einsum("k,vkf->vf", other, projected - pole[None, :, None])
+        span = max(float(np.abs(x).max()), float(np.abs(y).max()), 1e-300)
+        pad = max(pad, 1e-9 * span)
+        self.pad = pad
+        # Ring coordinate: the distance sum is convex, so over a triangle it peaks at a corner and stays
+        # above its tangent plane at the centroid (whose least value over the triangle is at a corner).
+        to_first = projected - first[None, :, None]
+        to_second = projected - second[None, :, None]
+        level = np.linalg.norm(to_first, axis=1) + np.linalg.norm(to_second, axis=1)  # (3, F)
+        middle = projected.mean(axis=0)  # (3, F)
+        slope = _unit_columns(middle - first[:, None]) + _unit_columns(middle - second[:, None])
+        middle_level = np.linalg.norm(middle - first[:, None], axis=0) + np.linalg.norm(
+            middle - second[:, None], axis=0
+        )
+        tangent = middle_level + np.einsum("kf,vkf->vf", slope, projected - middle[None]).min(axis=0)
+        low_level = np.minimum(tangent, level.min(axis=0)) - 4.0 * pad
+        high_level = level.max(axis=0) + 4.0 * pad
+        # Angle: a triangle clear of the pole subtends less than a half turn, between its corners.
+        radius = np.hypot(x, y)
+        angle = np.arctan2(y, x)
+        turned = np.mod(angle - angle[0] + np.pi, 2.0 * np.pi) - np.pi
+        x1, y1 = np.roll(x, -1, axis=0), np.roll(y, -1, axis=0)
+        turn = x * y1 - x1 * y  # which side of each edge the pole lies on
+        inside = np.all(turn >= 0.0, axis=0) | np.all(turn <= 0.0, axis=0)
+        extent = turned.max(axis=0) - turned.min(axis=0)
+        # Every point of a segment between two points at least r from the pole, less than a half turn
+        # apart (angle a), is at least r cos(a / 2) from it.
+        near = radius.min(axis=0) * np.cos(np.minimum(extent, np.pi) / 2.0)
+        around = inside | (extent >= np.pi / 2.0) | (near <= 4.0 * pad)
+        slack = 1.1 * pad / np.where(around, 1.0, near) + 1e-12
+        low_angle = angle[0] + turned.min(axis=0) - slack
+        high_angle = angle[0] + turned.max(axis=0) + slack
+        clear = ~around
+        typical = float(np.median(extent[clear])) if np.any(clear) else np.pi
+        sectors = int(np.clip(np.ceil(2.0 * np.pi / max(typical * angle_fraction, 1e-300)), 1, 4096))
+        thickness = float(np.median((high_level - low_level)[clear])) if np.any(clear) else 1.0
+        self.level_low = float(low_level.min())
+        reach = float(high_level.max()) - self.level_low
+        rings = int(np.clip(np.ceil(reach / max(thickness * ring_fraction, 1e-300)), 1, 1 << 16))
+        rings = max(1, min(rings, (16 * tree.face_count) // sectors + 1))  # at most 16 cells a triangle
+        self.sectors, self.rings = sectors, rings
+        self.sector_width = 2.0 * np.pi / sectors
+        self.ring_width = max(reach / rings, 1e-300)
+        first_ring = np.clip(np.floor((low_level - self.level_low) / self.ring_width), 0, rings - 1)
+        last_ring = np.clip(np.floor((high_level - self.level_low) / self.ring_width), 0, rings - 1)
+        first_sector = np.floor((low_angle + np.pi) / self.sector_width).astype(np.int64)
+        last_sector = np.floor((high_angle + np.pi) / self.sector_width).astype(np.int64)
+        first_sector = np.where(around, 0, first_sector)
+        sector_count = np.where(around, sectors, np.minimum(last_sector - first_sector + 1, sectors))
+        first_ring = first_ring.astype(np.int64)
+        ring_count = last_ring.astype(np.int64) - first_ring + 1
+        counts = sector_count * ring_count
+        faces = np.repeat(np.arange(tree.face_count), counts)
+        local = np.arange(len(faces)) - np.repeat(np.cumsum(counts) - counts, counts)
+        ring_count = np.repeat(ring_count, counts)
+        sector = (np.repeat(first_sector, counts) + local // ring_count) % sectors
+        cell = sector * rings + np.repeat(first_ring, counts) + local % ring_count
+        order = _radix_order(cell) if sectors * rings < 1 << 32 else np.argsort(cell, kind="stable")
+        self.faces = faces[order].astype(np.int32)
+        self.start = np.zeros(sectors * rings + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cell, minlength=sectors * rings), out=self.start[1:])
+
+    def level(self, points):
+        """The ring coordinate ``|p - first| + |p - second|`` of points given as three coordinate arrays."""
+        total = None
+        for focus in (self.first, self.second):
+            px, py, pz = points[0] - focus[0], points[1] - focus[1], points[2] - focus[2]
+            distance = np.sqrt(px * px + py * py + pz * pz)
+            total = distance if total is None else total + distance
+        return total
+
+    def angle(self, points):
+        """Angle around the pole of points on the plane (three coordinate arrays)."""
+        px, py, pz = points[0] - self.pole[0], points[1] - self.pole[1], points[2] - self.pole[2]
+        across, other = self.across, self.other
+        x = px * across[0] + py * across[1] + pz * across[2]
+        y = px * other[0] + py * other[1] + pz * other[2]
+        return np.arctan2(y, x)
+
+    def locate(self, points):
+        """Sector (int) and ring (float, possibly outside 0 .. rings - 1) of points on the plane."""
+        ring = np.floor((self.level(points) - self.level_low) / self.ring_width)
+        sector = np.floor((self.angle(points) + np.pi) / self.sector_width)
+        return np.nan_to_num(sector).astype(np.int64) % self.sectors, ring
+
+    def members(self, sector, ring):
+        """The triangles of cells (sector, ring), ragged: ``(counts, faces)``."""
+        cell = sector * self.rings + ring.astype(np.int64)
+        first = self.start[cell]
+        counts = self.start[cell + 1] - first
+        ends = np.cumsum(counts)
+        pairs = np.arange(ends[-1] if len(ends) else 0) + np.repeat(first - (ends - counts), counts)
+        return counts, self.faces[pairs]
+
+
+#: Rays whose stretch through a plate's slab crosses more cells than this go through the tree instead.
+_SLAB_MOST_CELLS = 48
+
+
+class _SlabGrid:
+    """Rays from anywhere at a mesh with a :class:`RingLayout` (a flat Fresnel plate). The plate is a
+    thin height field over its plane: each ray is clipped to the slab between its lowest and highest
+    corner (padded), and only the cells its clipped stretch crosses, seen straight down onto the plane,
+    can hold a triangle it hits. The cells are the fan grid's polar rings (triangles projected straight
+    down); the stretch's cells are bounded the same way (the distance sum peaks at an end of the
+    stretch and stays above its tangent at the middle; the angle runs between the ends). Pairs are
+    tested with :func:`ray_triangle_hits` (the brute force's arithmetic), so the answers are the same.
+    Rays running along the slab, passing by the centre, or crossing too many cells go through the tree."""
+
+    ANGLE_FRACTION = 0.35
+    RING_FRACTION = 0.5
+
+    def __init__(self, tree: TriangleBVH, layout: RingLayout):
+        normal = np.asarray(layout.normal, dtype=np.float64)
+        self.normal = normal / np.linalg.norm(normal)
+        self.point = np.asarray(layout.point, dtype=np.float64)
+        corners = np.stack([tree.base, tree.base + tree.edge1, tree.base + tree.edge2], axis=0)  # (3, 3, F)
+        heights = np.einsum("k,vkf->vf", self.normal, corners - self.point[None, :, None])
+        scale = max(float(np.abs(corners - self.point[None, :, None]).max()), 1e-300)
+        pad = 1e-9 * scale
+        self.low = float(heights.min()) - 4.0 * pad
+        self.high = float(heights.max()) + 4.0 * pad
+        projected = corners - heights[:, None, :] * self.normal[None, :, None]
+        first = np.asarray(layout.first, dtype=np.float64)
+        second = np.asarray(layout.second, dtype=np.float64)
+        pole = RingLayout(self.point, self.normal, first, second).centre()
+        pole = pole - ((pole - self.point) @ self.normal) * self.normal
+        self.cells = _RingCells(
+            tree, projected, self.normal, pole, first, second, pad, self.ANGLE_FRACTION, self.RING_FRACTION
+        )
+
+    def _onto_plane(self, points):
+        height = sum((points[k] - self.point[k]) * self.normal[k] for k in range(3))
+        return tuple(points[k] - height * self.normal[k] for k in range(3))
+
+    def pairs(self, origins, directions):
+        """Candidate (ray, triangle) pairs of rays ``(3, N)``: ``(rays, faces, tree_rows)``, the last
+        the rays left to the tree."""
+        normal, cells = self.normal, self.cells
+        start = sum((origins[k] - self.point[k]) * normal[k] for k in range(3))
+        along = sum(directions[k] * normal[k] for k in range(3))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            enter = (self.low - start) / along
+            leave = (self.high - start) / along
+            near_t = np.maximum(np.minimum(enter, leave), 0.0)
+            far_t = np.maximum(enter, leave)
+            in_slab = (start >= self.low) & (start <= self.high)
+            flat = ~(np.isfinite(near_t) & np.isfinite(far_t))
+            crossing = ~flat & (far_t >= near_t)
+            rows = np.flatnonzero(crossing)
+            near_t, far_t = near_t[rows], far_t[rows]
+            ends = [
+                self._onto_plane(tuple(origins[k, rows] + t * directions[k, rows] for k in range(3)))
+                for t in (near_t, far_t)
+            ]
+            level = [cells.level(end) for end in ends]
+            middle = tuple(0.5 * (ends[0][k] + ends[1][k]) for k in range(3))
+            step = tuple(ends[1][k] - ends[0][k] for k in range(3))
+            slope = 0.0
+            for focus in (cells.first, cells.second):
+                offset = tuple(middle[k] - focus[k] for k in range(3))
+                length = np.sqrt(sum(c * c for c in offset))
+                slope = slope + sum(offset[k] * step[k] for k in range(3)) / np.where(
+                    length > 0.0, length, 1.0
+                )
+            low_level = cells.level(middle) - 0.5 * np.abs(slope) - 4.0 * cells.pad
+            high_level = np.maximum(level[0], level[1]) + 4.0 * cells.pad
+            first_ring = np.floor((low_level - cells.level_low) / cells.ring_width)
+            last_ring = np.floor((high_level - cells.level_low) / cells.ring_width)
+            # the pole's distance to the stretch: the angle bound needs it clear of the pole
+            to_pole = tuple(cells.pole[k] - ends[0][k] for k in range(3))
+            span = sum(c * c for c in step)
+            fraction = np.clip(
+                sum(to_pole[k] * step[k] for k in range(3)) / np.where(span > 0, span, 1.0), 0, 1
+            )
+            near = np.sqrt(sum((to_pole[k] - fraction * step[k]) ** 2 for k in range(3)))
+            angle = cells.angle(ends[0])
+            turn = np.mod(cells.angle(ends[1]) - angle + np.pi, 2.0 * np.pi) - np.pi
+            slack = 1.1 * cells.pad / np.where(near > 0.0, near, 1.0) + 1e-12
+            first_sector = np.floor((angle + np.minimum(turn, 0.0) - slack + np.pi) / cells.sector_width)
+            last_sector = np.floor((angle + np.maximum(turn, 0.0) + slack + np.pi) / cells.sector_width)
+        finite = np.isfinite(low_level + high_level + first_sector + last_sector + slack)
+        missing = finite & ((last_ring < 0) | (first_ring >= cells.rings))
+        first_ring = np.clip(np.nan_to_num(first_ring), 0, cells.rings - 1)
+        last_ring = np.clip(np.nan_to_num(last_ring), 0, cells.rings - 1)
+        first_sector, last_sector = np.nan_to_num(first_sector), np.nan_to_num(last_sector)
+        sector_count = np.minimum(last_sector - first_sector + 1, cells.sectors)
+        ring_count = last_ring - first_ring + 1
+        cell_count = np.where(missing | ~finite, 0, sector_count * ring_count)
+        # Too close to the centre for the angle bound, or too many cells: the tree answers.
+        wide = ~missing & (
+            ~finite
+            | (near <= 4.0 * cells.pad)
+            | (np.abs(turn) >= np.pi / 2.0)
+            | (cell_count > _SLAB_MOST_CELLS)
+        )
+        tree_rows = np.concatenate([np.flatnonzero(flat & in_slab), rows[wide]])
+        keep = ~missing & ~wide
+        rows = rows[keep]
+        cell_count = cell_count[keep].astype(np.int64)
+        ring_count = ring_count[keep].astype(np.int64)
+        owner = np.repeat(np.arange(len(rows)), cell_count)
+        local = np.arange(len(owner)) - np.repeat(np.cumsum(cell_count) - cell_count, cell_count)
+        sector = (first_sector[keep].astype(np.int64)[owner] + local // ring_count[owner]) % cells.sectors
+        ring = first_ring[keep].astype(np.int64)[owner] + local % ring_count[owner]
+        counts, faces = cells.members(sector, ring)
+        return np.repeat(rows[owner], counts), faces, np.sort(tree_rows)
+
+    def intersect(self, tree: TriangleBVH, origins, directions) -> tuple[np.ndarray, np.ndarray]:
+        count = len(origins)
+        best_t = np.full(count, np.inf)
+        best_face = np.full(count, -1)
+        origin_columns = np.ascontiguousarray(origins.T)
+        direction_columns = np.ascontiguousarray(directions.T)
+        leftover = []
+        for start in range(0, count, _FAN_CHUNK):
+            stop = min(count, start + _FAN_CHUNK)
+            o, d = origin_columns[:, start:stop], direction_columns[:, start:stop]
+            rays, faces, tree_rows = self.pairs(o, d)
+            leftover.append(tree_rows + start)
+            if len(faces) == 0:
+                continue
+            corners = tree.corner_rows.take(faces, axis=0)
+            t = ray_triangle_hits(
+                o.take(rays, axis=1),
+                d.take(rays, axis=1),
+                corners[:, 0:3].T,
+                corners[:, 3:6].T,
+                corners[:, 6:9].T,
+            )
+            hit = np.isfinite(t)
+            part_t, part_face = _nearest(rays[hit], faces[hit].astype(np.int64), t[hit], stop - start)
+            best_t[start:stop], best_face[start:stop] = part_t, part_face
+        rest = np.concatenate(leftover) if leftover else np.zeros(0, dtype=np.int64)
+        if len(rest):
+            best_t[rest], best_face[rest] = tree._traverse(origins[rest], directions[rest])
+        return best_t, best_face
+
+
 class _FanGrid:
     """Rays from one point (a focus). Every triangle is projected from that point onto a plane (the
     mesh's own plane when its :class:`RingLayout` is known, else one across the mean view direction)
@@ -380,76 +652,11 @@ class _FanGrid:
             first = np.asarray(layout.first, dtype=np.float64)
             second = np.asarray(layout.second, dtype=np.float64)
             pole = RingLayout(point, normal, first, second).centre()
-        helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        across = np.cross(normal, helper)
-        across /= np.linalg.norm(across)
-        other = np.cross(normal, across)
         grid = cls()
         grid.origin, grid.normal, grid.height = origin, normal, height
-        grid.first, grid.second = first, second
-        grid.across, grid.other = across, other
-        grid.pole_x, grid.pole_y = float((pole - origin) @ across), float((pole - origin) @ other)
-        x = np.einsum("k,vkf->vf", across, projected - origin[None, :, None]) - grid.pole_x
-        y = np.einsum("k,vkf->vf", other, projected - origin[None, :, None]) - grid.pole_y
-        span = max(float(np.abs(x).max()), float(np.abs(y).max()), 1e-300)
-        pad = 1e-9 * max(span, scale)  # conservative: rounding never drops a triangle a ray can hit
-        # Ring coordinate: the distance sum is convex, so over a triangle it peaks at a corner and stays
-        # above its tangent plane at the centroid (whose least value over the triangle is at a corner).
-        to_first = projected - first[None, :, None]
-        to_second = projected - second[None, :, None]
-        level = np.linalg.norm(to_first, axis=1) + np.linalg.norm(to_second, axis=1)  # (3, F)
-        middle = projected.mean(axis=0)  # (3, F)
-        slope = _unit_columns(middle - first[:, None]) + _unit_columns(middle - second[:, None])
-        middle_level = np.linalg.norm(middle - first[:, None], axis=0) + np.linalg.norm(
-            middle - second[:, None], axis=0
+        grid.cells = _RingCells(
+            tree, projected, normal, pole, first, second, 1e-9 * scale, cls.ANGLE_FRACTION, cls.RING_FRACTION
         )
-        tangent = middle_level + np.einsum("kf,vkf->vf", slope, projected - middle[None]).min(axis=0)
-        low_level = np.minimum(tangent, level.min(axis=0)) - 4.0 * pad
-        high_level = level.max(axis=0) + 4.0 * pad
-        # Angle: a triangle clear of the pole subtends less than a half turn, between its corners.
-        radius = np.hypot(x, y)
-        angle = np.arctan2(y, x)
-        turned = np.mod(angle - angle[0] + np.pi, 2.0 * np.pi) - np.pi
-        x1, y1 = np.roll(x, -1, axis=0), np.roll(y, -1, axis=0)
-        turn = x * y1 - x1 * y  # which side of each edge the pole lies on
-        inside = np.all(turn >= 0.0, axis=0) | np.all(turn <= 0.0, axis=0)
-        extent = turned.max(axis=0) - turned.min(axis=0)
-        # Every point of a segment between two points at least r from the pole, less than a half turn
-        # apart (angle a), is at least r cos(a / 2) from it.
-        near = radius.min(axis=0) * np.cos(np.minimum(extent, np.pi) / 2.0)
-        around = inside | (extent >= np.pi / 2.0) | (near <= 4.0 * pad)
-        slack = 1.1 * pad / np.where(around, 1.0, near) + 1e-12
-        low_angle = angle[0] + turned.min(axis=0) - slack
-        high_angle = angle[0] + turned.max(axis=0) + slack
-        clear = ~around
-        typical = float(np.median(extent[clear])) if np.any(clear) else np.pi
-        sectors = int(np.clip(np.ceil(2.0 * np.pi / max(typical * cls.ANGLE_FRACTION, 1e-300)), 1, 4096))
-        thickness = float(np.median((high_level - low_level)[clear])) if np.any(clear) else 1.0
-        grid.level_low = float(low_level.min())
-        reach = float(high_level.max()) - grid.level_low
-        rings = int(np.clip(np.ceil(reach / max(thickness * cls.RING_FRACTION, 1e-300)), 1, 1 << 16))
-        rings = max(1, min(rings, (16 * tree.face_count) // sectors + 1))  # at most 16 cells a triangle
-        grid.sectors, grid.rings = sectors, rings
-        grid.sector_width = 2.0 * np.pi / sectors
-        grid.ring_width = max(reach / rings, 1e-300)
-        first_ring = np.clip(np.floor((low_level - grid.level_low) / grid.ring_width), 0, rings - 1)
-        last_ring = np.clip(np.floor((high_level - grid.level_low) / grid.ring_width), 0, rings - 1)
-        first_sector = np.floor((low_angle + np.pi) / grid.sector_width).astype(np.int64)
-        last_sector = np.floor((high_angle + np.pi) / grid.sector_width).astype(np.int64)
-        first_sector = np.where(around, 0, first_sector)
-        sector_count = np.where(around, sectors, np.minimum(last_sector - first_sector + 1, sectors))
-        first_ring = first_ring.astype(np.int64)
-        ring_count = last_ring.astype(np.int64) - first_ring + 1
-        counts = sector_count * ring_count
-        faces = np.repeat(np.arange(tree.face_count), counts)
-        local = np.arange(len(faces)) - np.repeat(np.cumsum(counts) - counts, counts)
-        ring_count = np.repeat(ring_count, counts)
-        sector = (np.repeat(first_sector, counts) + local // ring_count) % sectors
-        cell = sector * rings + np.repeat(first_ring, counts) + local % ring_count
-        order = _radix_order(cell) if sectors * rings < 1 << 32 else np.argsort(cell, kind="stable")
-        grid.faces = faces[order].astype(np.int32)
-        grid.start = np.zeros(sectors * rings + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cell, minlength=sectors * rings), out=grid.start[1:])
         # Screening vectors for rays from ``origin``: det = d.G, u det = d.H, v det = d.Q, each scaled by
         # the triangle's size so one margin fits all.
         e1, e2 = tree.edge1, tree.edge2
@@ -469,28 +676,15 @@ class _FanGrid:
         """Per ray (rows) the triangles of its cell: ``(rows, counts, faces)``, pairs grouped by ray;
         ``directions`` is ``(3, N)``."""
         dx, dy, dz = directions
-        normal, across, other = self.normal, self.across, self.other
+        normal = self.normal
         toward = dx * normal[0] + dy * normal[1] + dz * normal[2]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             reach = self.height / toward
-            x = (dx * across[0] + dy * across[1] + dz * across[2]) * reach - self.pole_x
-            y = (dx * other[0] + dy * other[1] + dz * other[2]) * reach - self.pole_y
-            level = None
-            for focus in (self.first, self.second):
-                gap = self.origin - focus
-                px, py, pz = dx * reach + gap[0], dy * reach + gap[1], dz * reach + gap[2]
-                distance = np.sqrt(px * px + py * py + pz * pz)
-                level = distance if level is None else level + distance
-            ring = np.floor((level - self.level_low) / self.ring_width)
-            inside = (toward > 0.0) & (ring >= 0.0) & (ring < self.rings)
+            points = (self.origin[0] + dx * reach, self.origin[1] + dy * reach, self.origin[2] + dz * reach)
+            sector, ring = self.cells.locate(points)
+            inside = (toward > 0.0) & (ring >= 0.0) & (ring < self.cells.rings)
         rows = np.flatnonzero(inside)
-        sector = np.floor((np.arctan2(y[rows], x[rows]) + np.pi) / self.sector_width).astype(np.int64)
-        cell = (sector % self.sectors) * self.rings + ring[rows].astype(np.int64)
-        first = self.start[cell]
-        counts = self.start[cell + 1] - first
-        ends = np.cumsum(counts)
-        pairs = np.arange(ends[-1] if len(ends) else 0) + np.repeat(first - (ends - counts), counts)
-        return rows, counts, self.faces[pairs]
+        return (rows, *self.cells.members(sector[rows], ring[rows]))
 
     def intersect(self, tree: TriangleBVH, origin, directions) -> tuple[np.ndarray, np.ndarray]:
         count = len(directions)

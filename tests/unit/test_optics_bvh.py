@@ -139,7 +139,9 @@ def test_a_plate_traced_through_its_ring_layout_equals_brute_force_on_awkward_ra
         surface = MeshSurface(plate)
         fast = surface.hits(origins, directions)
         grid = surface.tree._fan_cache[1]
-        assert grid is not None and grid.first is not grid.second  # cells follow the plate's zones
+        assert (
+            grid is not None and grid.cells.first is not grid.cells.second
+        )  # cells follow the plate's zones
         brute = brute_force_hits(plate.vertices, plate.faces, origins, directions)
         np.testing.assert_array_equal(fast[0], brute[0])
         np.testing.assert_array_equal(fast[1], brute[1])
@@ -184,3 +186,52 @@ def test_the_ring_layout_keeps_few_triangles_per_cell_and_other_plates_still_equ
         assert np.isfinite(brute[0]).sum() > 500
         np.testing.assert_array_equal(fast[0], brute[0])
         np.testing.assert_array_equal(fast[1], brute[1])
+
+
+@pytest.mark.parametrize("risers", ["rays", "vertical"])
+def test_rays_from_many_points_through_the_plates_slab_equal_brute_force(risers):
+    plate = fresnel_reflector(F1, F2, (0, 0, 0), (0, 0, 1), 0.5, 16, segments=32, zone_steps=2, risers=risers)
+    rng = np.random.default_rng(9)
+    corners = plate.vertices[plate.faces]
+    depth = float(plate.vertices[:, 2].min())
+    # origins above, below and inside the relief; targets: plate points, vertices, points on edges,
+    # step faces, past the rim; plus rays along the plate inside its slab (grazing), rays starting on
+    # the plate (their own start is skipped), and the light reflected off the plate towards F2
+    count = 400
+    origins = np.vstack(
+        [
+            rng.uniform(-0.6, 0.6, (count, 3)) * [1, 1, 0]
+            + rng.choice([0.3, -0.3, 0.5 * depth], (count, 1)) * [0, 0, 1],
+            rng.uniform(-0.6, 0.6, (count, 3)) * [1, 1, 0] + [0, 0, 0.4],
+        ]
+    )
+    face = rng.integers(0, len(plate.faces), 2 * count)
+    edge = rng.integers(0, 3, 2 * count)
+    fraction = rng.choice([0.0, 0.5, rng.uniform()], (2 * count, 1))
+    targets = corners[face, edge] + fraction * (corners[face, (edge + 1) % 3] - corners[face, edge])
+    steps = np.flatnonzero(plate.face_zone == STEP_FACE)
+    targets[::5] = corners[rng.choice(steps, len(targets[::5]))].mean(axis=1)
+    targets[1::9] *= [1.6, 1.6, 1.0]  # past the rim
+    directions = targets - origins
+    grazing_origins = np.c_[
+        rng.uniform(-0.7, -0.55, (100, 1)), rng.uniform(-0.3, 0.3, (100, 1)), rng.uniform(depth, 0, (100, 1))
+    ]
+    grazing = np.c_[np.ones(100), rng.normal(scale=0.2, size=100), rng.normal(scale=1e-4, size=100)]
+    grazing[:20, 2] = 0.0  # exactly along the plane
+    surface_hits = MeshSurface(plate, brute_force=True).hits(np.repeat(F1[None], 300, 0), targets[:300] - F1)
+    landed = np.isfinite(surface_hits[0])
+    on_plate = F1 + surface_hits[0][landed, None] * (targets[:300][landed] - F1)
+    origins = np.vstack([origins, grazing_origins, on_plate])
+    directions = np.vstack([directions, grazing, F2 - on_plate])
+    surface = MeshSurface(plate)
+    fast = surface.hits(origins, directions)
+    assert surface.tree._slab_grid is not None  # the plate's own grid answered (the tree only some)
+    brute = brute_force_hits(plate.vertices, plate.faces, origins, directions)
+    assert np.isfinite(brute[0]).sum() > 800
+    np.testing.assert_array_equal(fast[0], brute[0])
+    np.testing.assert_array_equal(fast[1], brute[1])
+    pairs = surface.tree._slab_grid.pairs(np.ascontiguousarray(origins.T), np.ascontiguousarray(directions.T))
+    # rays along the plate inside its slab went to the tree; the reflected light, steep and short in
+    # the slab, was all answered by the plate's grid
+    assert set(range(count * 2, count * 2 + 20)) <= set(pairs[2].tolist())
+    assert not np.any(pairs[2] >= len(origins) - len(on_plate))
