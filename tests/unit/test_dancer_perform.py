@@ -226,6 +226,49 @@ def test_plies_go_down_and_come_back_up_in_every_position_they_are_balanced_in(p
     assert show.in_contact[-1, :2].any() and show.in_contact[-1, 2:].any()
 
 
+def test_the_weight_goes_from_foot_to_foot_through_the_middle():
+    # Straight across after a grand plie, the foot that had been unloaded took the weight with its
+    # heel light, and the developpe after it fell (seeded random sequences 0 and 7).
+    show = perform(("first_position", "grand_plie", "weight_shift:right", "weight_shift:left",
+                    "developpe_side_90:right"))
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    _, start, stop = show.phase_times[3]
+    across = (show.times >= start) & (show.times < stop)
+    middle = np.argmin(np.abs(show.com[across, 1]))
+    assert abs(show.com[across, 1][middle]) < 0.01  # it passes the middle ...
+    assert show.cop[np.searchsorted(show.times, stop) - 1, 1] > 0.08  # ... onto the left foot
+
+
+def test_the_weight_comes_back_to_both_feet_in_the_position():
+    show = perform(("first_position", "weight_shift", "first_position", "weight_shift:right",
+                    "first_position", "demi_plie"))
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    for index in (2, 4):
+        back = np.searchsorted(show.times, show.phase_times[index][2]) - 1
+        # Where the dancer stood before the weight shift, both feet on the floor.
+        np.testing.assert_allclose(show.com[back, :2], show.com[0, :2], atol=0.005)
+        assert show.in_contact[back].all()
+
+
+@pytest.mark.parametrize(
+    ("sequence", "words"),
+    [
+        (("first_position", "weight_shift", "second_position"),
+         ("from first_position to second_position", "not balanced yet")),
+        (("first_position", "weight_shift", "tendu_side", "first_position"),
+         ("working foot is off the floor",)),
+        (("first_position", "weight_shift", "retire", "first_position"), ("working foot is off the floor",)),
+    ],
+)
+def test_positions_within_a_sequence_are_refused_unless_the_weight_just_comes_back(sequence, words):
+    with pytest.raises(DancerError) as caught:
+        perform(sequence)
+    for word in words:
+        assert word in str(caught.value)
+
+
 def test_a_plie_in_fourth_is_refused_with_the_reason():
     with pytest.raises(DancerError, match="demi_plie from fourth_position is not balanced yet"):
         perform(("fourth_position", "demi_plie"))
