@@ -412,6 +412,7 @@ class _RingCells:
         first_sector = np.where(around, 0, first_sector)
         sector_count = np.where(around, sectors, np.minimum(last_sector - first_sector + 1, sectors))
         first_ring = first_ring.astype(np.int64)
+        self.first_rings = first_ring.astype(np.int32)  # each triangle's lowest ring
         ring_count = last_ring.astype(np.int64) - first_ring + 1
         # Each triangle's sectors, then each (triangle, sector)'s rings: no integer division per entry.
         owner = np.repeat(np.arange(tree.face_count, dtype=np.int32), sector_count)
@@ -567,9 +568,13 @@ class _SlabGrid:
         owner = np.repeat(np.arange(len(rows)), cell_count)
         local = np.arange(len(owner)) - np.repeat(np.cumsum(cell_count) - cell_count, cell_count)
         sector = (first_sector[keep].astype(np.int64)[owner] + local // ring_count[owner]) % cells.sectors
-        ring = first_ring[keep].astype(np.int64)[owner] + local % ring_count[owner]
+        lowest = first_ring[keep].astype(np.int64)[owner]
+        ring = lowest + local % ring_count[owner]
         counts, faces = cells.members(sector, ring)
-        return np.repeat(rows[owner], counts), faces, np.sort(tree_rows)
+        # A triangle spanning several of a ray's rings in one sector is tested once: from the lowest
+        # ring both share.
+        once = np.repeat(ring, counts) == np.maximum(np.repeat(lowest, counts), cells.first_rings[faces])
+        return np.repeat(rows[owner], counts)[once], faces[once], np.sort(tree_rows)
 
     def intersect(self, tree: TriangleBVH, origins, directions) -> tuple[np.ndarray, np.ndarray]:
         count = len(origins)
