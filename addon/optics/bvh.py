@@ -10,7 +10,10 @@ force uses too, so both agree ray for ray (ties between triangles sharing an edg
 face index, as with the brute force).
 
 Many rays from one point (a trace from a focus) go through a fan grid instead: triangles binned by
-their projection seen from that point, one cell lookup per ray (:class:`_FanGrid`).
+their projection seen from that point, one cell lookup per ray (:class:`_FanGrid`). A mesh with a
+:class:`RingLayout` (a flat Fresnel plate: its plane and foci) is binned along its zone rings, and
+rays from anywhere go through a grid over its own thin slab (:class:`_SlabGrid`); the tree answers
+what those grids leave. Every path ends in :func:`ray_triangle_hits`: the same hits, bit for bit.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ _FAN_MIN_RAYS = 2048
 #: Hits closer than this (metres) are ignored: the ray's own starting surface.
 MIN_DISTANCE = 1e-9
 _CHUNK = 16384
+#: Rays per batch through the grids: the (ray, triangle) pair arrays stay in the L2 cache.
 _FAN_CHUNK = 4096
 
 
