@@ -20,6 +20,7 @@ Two projection orders, as in the seed's Constraints post:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ from ..geometry.rotation import (
     polar_rotation_batch,
     quaternion_to_matrix,
 )
+from ..quaternions.scalar import qmul, qnormalize
 from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
@@ -42,6 +44,11 @@ _TINY = 1e-12
 # Warm-started Müller iterations per projection; the note measures 0.19 deg error after 3 at 5 deg/frame,
 # and a substep turns far less than a frame.
 _POLAR_ITERATIONS = 2
+# Self-collision pairs are searched this many collision radii wider than the contact distance, and
+# searched again once a particle has moved that far.
+SELF_COLLISION_MARGIN = 0.5
+# Below this step angle (radians) a Müller iteration has converged to float noise (as in geometry.rotation).
+_OMEGA_TOLERANCE = 1e-13
 
 
 def _scaled_pair(delta: NDArray[np.float64], coefficients: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -66,6 +73,60 @@ def _edge_colouring(first: NDArray[np.int64], second: NDArray[np.int64]) -> list
     order = np.argsort(colours, kind="stable")
     bounds = np.searchsorted(colours[order], np.arange(colours.max() + 2 if len(colours) else 1))
     return [order[bounds[c] : bounds[c + 1]] for c in range(len(bounds) - 1) if bounds[c + 1] > bounds[c]]
+
+
+def _cross_rows(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row-wise ``a x b`` for ``(m, 3)`` arrays (np.cross spends more on axis bookkeeping than on
+    the arithmetic at the sizes a solver step sees)."""
+    out = np.empty_like(a)
+    ax, ay, az = a[:, 0], a[:, 1], a[:, 2]
+    bx, by, bz = b[:, 0], b[:, 1], b[:, 2]
+    np.multiply(ay, bz, out=out[:, 0])
+    out[:, 0] -= az * by
+    np.multiply(az, bx, out=out[:, 1])
+    out[:, 1] -= ax * bz
+    np.multiply(ax, by, out=out[:, 2])
+    out[:, 2] -= ay * bx
+    return out
+
+
+def _polar_rotation_one(matrix: NDArray[np.float64], initial: NDArray[np.float64], iterations: int):
+    """``polar_rotation_batch`` for one matrix on Python floats: Müller steps from ``initial``
+    (numpy's per-call overhead on a single 3x3 costs ten times the arithmetic)."""
+    columns = matrix.T.tolist()
+    q = qnormalize(tuple(initial.tolist()))
+    for _ in range(iterations):
+        w, x, y, z = q
+        basis = (  # the columns of the rotation matrix of q
+            (1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
+            (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
+            (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)),
+        )
+        torque = [0.0, 0.0, 0.0]
+        alignment = 0.0
+        for (bx, by, bz), (cx, cy, cz) in zip(basis, columns, strict=True):
+            torque[0] += by * cz - bz * cy
+            torque[1] += bz * cx - bx * cz
+            torque[2] += bx * cy - by * cx
+            alignment += bx * cx + by * cy + bz * cz
+        alignment = abs(alignment) + 1e-9
+        omega = [t / alignment for t in torque]
+        angle = math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)
+        if not angle > _OMEGA_TOLERANCE:
+            break
+        sine = math.sin(0.5 * angle) / angle
+        q = qnormalize(qmul((math.cos(0.5 * angle), omega[0] * sine, omega[1] * sine, omega[2] * sine), q))
+    return np.array(q)
+
+
+def _is_closed(triangles: NDArray[np.int64]) -> bool:
+    """Whether every directed edge of the triangles appears once and its reverse once (a closed,
+    consistently oriented surface: every vertex's fan of triangles closes)."""
+    directed = triangles[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    size = int(triangles.max()) + 1
+    forward = np.sort(directed[:, 0] * size + directed[:, 1])
+    backward = np.sort(directed[:, 1] * size + directed[:, 0])
+    return bool(np.all(forward[1:] != forward[:-1]) and np.array_equal(forward, backward))
 
 
 class World:
@@ -264,6 +325,8 @@ class World:
             self._x[idx] = sample
         self._w[idx] = 0.0
         self._pins.append((idx, trajectory))
+        if self._self_collision is not None:
+            self._self_collision.pop("near", None)  # its pairs skip the pinned-to-pinned ones
 
     def add_ground(self, height: float = 0.0, friction: float = 0.5) -> None:
         """A horizontal ground plane at ``height`` (z) with Coulomb friction coefficient ``friction``."""
@@ -495,7 +558,7 @@ class World:
                     for k in ("mass", "total", "rest", "stiffness", "quaternions", "warm")
                 },
             }
-        for cached in ("mass3", "rest9", "slots"):
+        for cached in ("mass3", "rest9", "slots", "whole"):
             self._clusters.pop(cached, None)
         self._clusters["share"] = np.bincount(self._clusters["members"], minlength=len(self._x)).astype(
             np.float64
@@ -523,7 +586,12 @@ class World:
         rest = self._volume(self._x, tri)
         if abs(rest) < _TINY:
             raise SimulationError("add_volume: the mesh encloses no volume (is it closed and not flat?)")
-        self._volumes.append({"triangles": tri, "target": pressure * rest, "compliance": float(compliance)})
+        volume = {"triangles": tri, "target": pressure * rest, "compliance": float(compliance)}
+        if _is_closed(tri):
+            corners = tri.T.reshape(-1)  # all first corners, then all second, then all third
+            volume["corners"] = corners
+            volume["slots"] = (corners[:, None] * 3 + np.arange(3)).reshape(-1)
+        self._volumes.append(volume)
 
     @staticmethod
     def _volume(positions: NDArray[np.float64], triangles: NDArray[np.int64]) -> float:
@@ -586,8 +654,8 @@ class World:
                     collider.move_to((sub + 1) / substeps)
                 if self._collide_particles and sub % refresh == 0:
                     pairs = self._particle_pairs(x, pair_margin)
-                if self._self_collision is not None and sub % refresh == 0:
-                    self_pairs = self._self_pairs(x, pair_margin)
+                if self._self_collision is not None:
+                    self_pairs = self._self_pairs_near(x)
                 t = self.time + (sub + 1) * h
                 start, p = x, spare
                 np.multiply(v, velocity_scale, out=p)
@@ -648,6 +716,22 @@ class World:
         if travel <= 0:
             return substeps
         return int(np.clip(np.floor(substeps * self.collision_radius / travel), 1, substeps))
+
+    def _self_pairs_near(self, x) -> NDArray[np.int64]:
+        """The self-collision candidate pairs, searched again only once some particle has moved more
+        than the search margin since the last search (a Verlet list: a resting or slow body is not
+        searched every frame, a fast one as often as it needs)."""
+        sc = self._self_collision
+        margin = SELF_COLLISION_MARGIN * sc["radius"]
+        found = sc.get("near")
+        if found is not None:
+            pairs, reference = found
+            moved = x[sc["members"]] - reference
+            if float(np.max(np.einsum("ij,ij->i", moved, moved), initial=0.0)) < margin * margin:
+                return pairs
+        pairs = self._self_pairs(x, margin)
+        sc["near"] = (pairs, x[sc["members"]])
+        return pairs
 
     def _self_pairs(self, x, margin) -> NDArray[np.int64]:
         sc = self._self_collision
@@ -733,6 +817,9 @@ class World:
             source = np.arange(size)
             source[slots[k]] = size + np.arange(6 * m)
             after = np.concatenate((source, source[slots[k + 1]])) if k + 1 < len(colours) else source
+            # Equal movable weights at both ends of every edge (an unpinned soft body): each end moves
+            # half the correction, (rest / length - 1) / 2 along the edge, in opposite directions.
+            even = not compliant and bool(np.all(w[i] == w[j]) and np.all(w[i] > 0))
             batches.append(
                 (
                     m,
@@ -749,12 +836,25 @@ class World:
                     np.empty(m),
                     np.empty((2, m)),
                     np.empty((3, 2, m)),
+                    0.5 * rest if even else None,
                 )
             )
         longest = max((len(c) for c in colours), default=0)
         buffers = (np.empty(size + 6 * longest), np.empty(size + 6 * longest))
         first = slots[0] if slots else None
-        return {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        plan = {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        if batches and all(batch[-1] is not None for batch in batches):
+            # Every colour even (see above): the views each colour reads and writes, made once. The
+            # colours alternate between the two buffers, starting from the first.
+            even = []
+            for k, batch in enumerate(batches):
+                m, after, delta, square, length, half_rest = batch[0], batch[1], *batch[9:12], batch[-1]
+                source, target = buffers[k % 2], buffers[(k + 1) % 2]
+                pair = source[size : size + 6 * m].reshape(3, 2, m)
+                views = (pair[:, 0], pair[:, 1], delta, square, square[0], square[1], square[2])
+                even.append((*views, length, half_rest, source, after, target[: len(after)]))
+            plan["even"] = even
+        return plan
 
     def _sweep_colours(self, p, lambdas, plan) -> None:
         """One Gauss-Seidel sweep, colour after colour, on a flat state ``[positions, gather]``.
@@ -771,10 +871,14 @@ class World:
         state[:size] = p.reshape(-1)
         m = batches[0][0]
         state[:size].take(plan["first"], out=state[size : size + 6 * m], mode="clip")  # valid: no bounds copy
+        if "even" in plan:
+            self._sweep_even_colours(plan["even"])
+            p[...] = plan["buffers"][len(batches) % 2][:size].reshape(p.shape)
+            return
         compliant = plan["compliant"]
         for batch in batches:
             m, after, colour, rest, pull, push, weights, inverse, alpha = batch[:9]
-            delta, square, length, coef, moves = batch[9:]
+            delta, square, length, coef, moves, half_rest = batch[9:]
             pair = state[size : size + 6 * m].reshape(3, 2, m)
             np.subtract(pair[:, 0], pair[:, 1], out=delta)
             # Squared length summed as (x^2 + z^2) + y^2: the order numpy's einsum uses on (m, 3)
@@ -799,6 +903,25 @@ class World:
             state.take(after, out=other[: len(after)], mode="clip")
             state, other = other, state
         p[...] = state[:size].reshape(p.shape)
+
+    @staticmethod
+    def _sweep_even_colours(colours) -> None:
+        """``_sweep_colours`` where both ends of every edge weigh the same (an unpinned soft body):
+        each end moves half the correction, (rest / length - 1) / 2 along the edge, in opposite
+        directions, computed once per edge, on views made once per plan."""
+        for first, second, delta, square, x2, y2, z2, length, half_rest, state, after, target in colours:
+            np.subtract(first, second, out=delta)
+            np.multiply(delta, delta, out=square)
+            np.add(x2, z2, out=length)
+            np.add(length, y2, out=length)
+            np.sqrt(length, out=length)
+            np.maximum(length, _TINY, out=length)
+            np.divide(half_rest, length, out=length)
+            np.subtract(length, 0.5, out=length)
+            np.multiply(delta, length, out=delta)
+            first += delta
+            second -= delta
+            state.take(after, out=target, mode="clip")
 
     def _chain_solver(self) -> ChainSolver | None:
         """The exact chain solver if every distance constraint belongs to a simple chain."""
@@ -835,6 +958,9 @@ class World:
     def _solve_volumes(self, p, lambdas, h) -> None:
         n = len(p)
         for k, volume in enumerate(self._volumes):
+            if "corners" in volume:
+                self._solve_closed_volume(p, lambdas, k, volume, h)
+                continue
             tri = volume["triangles"]
             a, b, c = (p[tri[:, m]] for m in range(3))
             current = np.einsum("ij,ij->", np.cross(a, b), c) / 6.0
@@ -851,6 +977,31 @@ class World:
             lambdas[k] += step
             p += (self._w * step)[:, None] * gradient
 
+    def _solve_closed_volume(self, p, lambdas, k, volume, h) -> None:
+        """The volume constraint of a closed mesh with one cross product per triangle.
+
+        With ``N = (b - a) x (c - a)`` per triangle, the volume is ``sum(a . N) / 6`` and, since every
+        vertex's fan of triangles closes, its gradient at a vertex is the sum of ``N / 6`` over the
+        triangles around it (the ``b x c`` terms of the open form differ by ``a x sum(b - c) = 0``).
+        """
+        corners = p.take(volume["corners"], axis=0)
+        count = len(volume["triangles"])
+        first = corners[:count]
+        normals = _cross_rows(corners[count : 2 * count] - first, corners[2 * count :] - first)
+        current = np.einsum("ij,ij->", first, normals) / 6.0
+        gradient = np.bincount(volume["slots"], weights=np.tile(normals.reshape(-1), 3), minlength=p.size)
+        gradient *= 1.0 / 6.0
+        weights = np.repeat(self._w, 3)
+        alpha = volume["compliance"] / (h * h)
+        denominator = float(np.dot(weights * gradient, gradient)) + alpha
+        if denominator <= 0:
+            return
+        step = (-(current - volume["target"]) - alpha * lambdas[k]) / denominator
+        lambdas[k] += step
+        weights *= step
+        weights *= gradient
+        p += weights.reshape(p.shape)
+
     def _solve_shapes(self, p, projections_per_frame) -> None:
         clusters = self._clusters
         if clusters is None:
@@ -861,6 +1012,10 @@ class World:
             clusters["mass3"] = np.repeat(clusters["mass"], 3).reshape(-1, 3)
             clusters["rest9"] = clusters["rest"][:, [0, 1, 2, 0, 1, 2, 0, 1, 2]]
             clusters["slots"] = (members[:, None] * 3 + np.arange(3)).reshape(-1)
+            clusters["whole"] = len(starts) == 1 and bool(np.array_equal(members, np.arange(len(p))))
+        if clusters["whole"]:
+            self._solve_whole_shape(p, projections_per_frame)
+            return
         mass3 = clusters["mass3"]
         current = p.take(members, axis=0)
         centroid = np.add.reduceat(current * mass3, starts) / clusters["total"][:, None]
@@ -892,6 +1047,31 @@ class World:
         total = np.bincount(clusters["slots"], weights=moves.reshape(-1), minlength=3 * len(p)).reshape(-1, 3)
         scale = np.where(self._w > 0, 1.0 / np.maximum(clusters["share"], 1.0), 0.0)
         p += total * np.repeat(scale, 3).reshape(-1, 3)
+
+    def _solve_whole_shape(self, p, projections_per_frame) -> None:
+        """``_solve_shapes`` for one cluster of every particle in order (a soft body's default): the
+        centroid, covariance and goals are matrix products, the rotation a few float operations,
+        and no particle is shared, so no gather or scatter."""
+        clusters = self._clusters
+        weighted = p * clusters["mass3"]
+        centroid = weighted.sum(axis=0) / clusters["total"][0]
+        # The rest shape is centred on its mass centroid, so sum(m (p - c) rest^T) = (m p)^T rest.
+        covariance = weighted.T @ clusters["rest"]
+        quaternions, warm = clusters["quaternions"], clusters["warm"]
+        if warm[0] and np.linalg.det(covariance) > 0:
+            quaternions[0] = _polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
+        else:
+            quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
+            warm[0] = True
+        rotation = quaternion_to_matrix(quaternions[0])
+        goals = clusters["rest"] @ rotation.T
+        goals += centroid
+        goals -= p
+        stiffness = float(clusters["stiffness"][0])
+        goals *= 1.0 if stiffness >= 1.0 else 1.0 - (1.0 - stiffness) ** (1.0 / projections_per_frame)
+        if not np.all(self._w > 0):
+            goals[self._w <= 0] = 0.0
+        p += goals
 
     def _solve_particle_pairs(self, p, pairs, start, radius=None, friction=None) -> None:
         if pairs is None or len(pairs) == 0:
