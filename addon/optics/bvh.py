@@ -130,6 +130,13 @@ def _unit_columns(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(length > 0.0, length, 1.0)
 
 
+def _ragged_index(counts: np.ndarray) -> np.ndarray:
+    """0, 1, .., counts[0] - 1, 0, 1, .., counts[1] - 1, ...: each item's place within its group."""
+    counts = counts.astype(np.int32)  # entry counts stay far below 2**31
+    ends = np.cumsum(counts, dtype=np.int32)
+    return np.arange(ends[-1] if len(ends) else 0, dtype=np.int32) - np.repeat(ends - counts, counts)
+
+
 def _radix_order(keys: np.ndarray) -> np.ndarray:
     """A stable sorting order of non-negative integer keys below 2**32, in two 16-bit radix passes
     (numpy sorts 16-bit keys by radix: several times faster than a comparison sort)."""
@@ -406,14 +413,15 @@ class _RingCells:
         sector_count = np.where(around, sectors, np.minimum(last_sector - first_sector + 1, sectors))
         first_ring = first_ring.astype(np.int64)
         ring_count = last_ring.astype(np.int64) - first_ring + 1
-        counts = sector_count * ring_count
-        faces = np.repeat(np.arange(tree.face_count), counts)
-        local = np.arange(len(faces)) - np.repeat(np.cumsum(counts) - counts, counts)
-        ring_count = np.repeat(ring_count, counts)
-        sector = (np.repeat(first_sector, counts) + local // ring_count) % sectors
-        cell = sector * rings + np.repeat(first_ring, counts) + local % ring_count
-        order = _radix_order(cell) if sectors * rings < 1 << 32 else np.argsort(cell, kind="stable")
-        self.faces = faces[order].astype(np.int32)
+        # Each triangle's sectors, then each (triangle, sector)'s rings: no integer division per entry.
+        owner = np.repeat(np.arange(tree.face_count, dtype=np.int32), sector_count)
+        sector = (first_sector[owner] + _ragged_index(sector_count)) % sectors
+        base = (sector * rings + first_ring[owner]).astype(np.int32)
+        ring_count = ring_count[owner].astype(np.int32)
+        cell = np.repeat(base, ring_count) + _ragged_index(ring_count)
+        faces = np.repeat(owner, ring_count)
+        order = _radix_order(cell) if sectors * rings < 1 << 31 else np.argsort(cell, kind="stable")
+        self.faces = faces[order]
         self.start = np.zeros(sectors * rings + 1, dtype=np.int64)
         np.cumsum(np.bincount(cell, minlength=sectors * rings), out=self.start[1:])
 

@@ -1437,7 +1437,7 @@ class World:
             clusters["slots"] = (members[:, None] * 3 + np.arange(3)).reshape(-1)
             clusters["whole"] = len(starts) == 1 and bool(np.array_equal(members, np.arange(len(p))))
         if clusters["whole"]:
-            self._solve_whole_shape(p, projections_per_frame)
+            self._solve_whole_shape(p, projections_per_frame, clusters)
             return
         mass3 = clusters["mass3"]
         current = p.take(members, axis=0)
@@ -1471,11 +1471,10 @@ class World:
         scale = np.where(self._w > 0, 1.0 / np.maximum(clusters["share"], 1.0), 0.0)
         p += total * np.repeat(scale, 3).reshape(-1, 3)
 
-    def _solve_whole_shape(self, p, projections_per_frame) -> None:
+    def _solve_whole_shape(self, p, projections_per_frame, clusters) -> None:
         """``_solve_shapes`` for one cluster of every particle in order (a soft body's default): the
         centroid, covariance and goals are matrix products, the rotation a few float operations,
         and no particle is shared, so no gather or scatter."""
-        clusters = self._clusters
         if "work" not in clusters:
             clusters["work"] = (np.empty_like(p), np.empty_like(p))
         weighted, goals = clusters["work"]
