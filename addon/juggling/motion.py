@@ -92,7 +92,7 @@ _MAX_THROW_LIFT = 0.15
 #: How far below its lowest throw or catch the bounded planner lets a hand dip (metres).
 _MAX_DIP = 0.2
 _TARGET_SHARE = 0.92
-_REACH_MARGIN = 0.03
+_REACH_MARGIN = 0.06
 #: The hand is not at rest at the bottom of its run, nor at full acceleration over all of it.
 _RUN_MARGIN = 1.5
 #: The automatic beat is tried this much slower when the hands need more than the bound; stretching
