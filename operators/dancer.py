@@ -107,9 +107,9 @@ class DancerBakeProperties:
                          description="Rise onto the left toe and hold still (needs the retire)")
     allow_unbalanced: BoolProperty(
         name="Unbalanced Steps", default=False,
-        description="Experimental: also simulate the steps the balance controller cannot hold yet (plies, "
-        "releve on both feet, the quarter pivot, position changes); the dancer falls in them and the "
-        "bake shows the fall")
+        description="Experimental: also simulate the steps the balance controller cannot hold yet (releve "
+        "on both feet, the quarter pivot, position changes, one-foot steps from second to fifth position); "
+        "the dancer falls in them and the bake shows the fall")
     position_time: FloatProperty(name="Position Time", description="Seconds standing in the position",
                                  default=1.5, min=0.2, max=30.0, unit="TIME_ABSOLUTE")
     shift_time: FloatProperty(name="Shift Time", description="Seconds for the weight shift",

@@ -114,6 +114,13 @@ def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle:
     return {name: float(d.qpos[a]) for name, a in zip(names, qadr, strict=True)}
 
 
+def _standing_com_height(scratch: DancerSim, targets: NDArray[np.float64]) -> float:
+    """Height of the COM with the joints at ``targets`` and the feet flat on the floor."""
+    scratch.data.qpos[scratch.qadr] = targets
+    scratch.place()
+    return scratch.rest_com_height
+
+
 def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
     """The pose a position really stands in: both feet flattened on the floor."""
     scratch = DancerSim(body)
@@ -269,7 +276,14 @@ def perform_steps(
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
                     pose_vec[sim.index[f"toe.{side}_y"]] = 0.0
-        phase_target = _com_target(sim, phase.target, meas.com)
+        if phase.target == "keep":
+            phase_target = prev_target.copy()
+        else:
+            phase_target = _com_target(sim, phase.target, meas.com)
+        # A plie lowers the COM on purpose: a fall is sinking well below the lower of the poses
+        # this phase goes between.
+        com_floor = min(sim.rest_com_height, _standing_com_height(scratch, pose_vec),
+                        _standing_com_height(scratch, prev_pose_vec))
         phase_ticks = int(round(phase.duration / CONTROL_DT))
         lean_joints: dict[str, float] = {}
         for side in stance:
@@ -300,7 +314,7 @@ def perform_steps(
             count = tick + 1
             airborne = airborne + 1 if meas.total_normal_force <= 0.0 else 0
             # A tick without contact is a bounce of the soft contacts; a tenth of a second is a fall.
-            if sim.fallen(meas) or airborne * CONTROL_DT >= AIRBORNE_FALL:
+            if sim.fallen(meas, com_floor) or airborne * CONTROL_DT >= AIRBORNE_FALL:
                 fell, fall_time = True, t
                 break
             if tick == n_ticks:

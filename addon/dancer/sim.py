@@ -200,12 +200,14 @@ class DancerSim:
             forces[i] = wrench[0]
         return forces
 
-    def fallen(self, meas: Measurement) -> bool:
+    def fallen(self, meas: Measurement, com_height: float | None = None) -> bool:
+        """NaN in the state, the COM sunk below 80% of ``com_height`` (the standing height unless
+        a pose such as a grand plie is meant to lower it), or the chest tipped beyond 45 degrees."""
         d = self.data
         # One NaN or inf anywhere makes the sums non-finite: two reductions check everything.
         if not math.isfinite(float(d.qpos.sum()) + float(d.qvel.sum())):
             return True
-        if meas.com[2] < 0.8 * self.rest_com_height:
+        if meas.com[2] < 0.8 * (self.rest_com_height if com_height is None else com_height):
             return True
         return bool(d.xmat[self.chest, 8] < 0.7)
 

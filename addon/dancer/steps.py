@@ -31,7 +31,17 @@ SIDES = {"left": "L", "right": "R"}
 # using them is refused with that reason instead of baking a fall.
 BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_side", "tendu_back",
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
-                      "arabesque_45"})
+                      "arabesque_45", "demi_plie", "grand_plie"})
+# From the other positions only these are balanced: the weight shift is tuned from first position
+# (from the wide second and the crossed third and fifth the supporting foot comes off the floor),
+# and in fourth the bending legs, one ahead and one behind, push the COM out over the back heel.
+BALANCED_FROM = {
+    "first_position": BALANCED,
+    "second_position": frozenset({"demi_plie", "grand_plie"}),
+    "third_position": frozenset({"demi_plie", "grand_plie"}),
+    "fourth_position": frozenset(),
+    "fifth_position": frozenset({"demi_plie", "grand_plie"}),
+}
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
 
@@ -240,6 +250,7 @@ TENDU = {"front": (0.0, -0.65), "side": (-0.65, 0.0), "back": (0.0, 0.65)}
 TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
+PLIE_SETTLE = 1.5
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.0)}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
@@ -253,7 +264,8 @@ class Phase:
     """One simulated stretch: blend the targets to ``pose``, the COM target to ``target``.
 
     ``stance`` is 'both', 'L' or 'R' (the feet the balance leans on); ``target`` is 'hold' (where
-    the COM is), 'both' (middle of the feet), 'foot' or 'toe' (of the stance side).
+    the COM is), 'keep' (the previous phase's target), 'both' (middle of the feet), 'foot' or
+    'toe' (of the stance side).
     """
 
     label: str
@@ -398,6 +410,10 @@ def _check_balanced(state: State, name: str) -> None:
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
+    if name == "releve" and state.support == "both":
+        raise DancerError("releve on both feet: the balance controller cannot hold it yet (the dancer "
+                          "rises and holds on the balls but falls forward coming down); the releve on "
+                          "one foot is balanced: add weight_shift and retire first")
     if name.startswith("tendu_") and state.support == "both":
         raise DancerError(f"{name} needs the weight on the supporting foot first (from both feet the "
                           "dancer falls closing): add a weight_shift first")
@@ -406,11 +422,11 @@ def _check_balanced(state: State, name: str) -> None:
                           "the weight back onto it is not reliably balanced yet (the foot is set down on "
                           "its spot, but some sequences fall after it)")
 
-    if state.position != "first_position":
-        # The weight shift is tuned from first position only; from the wide second or the crossed
-        # fifth the dancer falls, so refuse instead of baking a fall.
-        raise DancerError(f"steps after {state.position!r} are not supported; start the sequence from"
-                          f" 'first_position' or stand in {state.position!r} alone")
+    balanced_here = BALANCED_FROM[state.position]
+    if name not in balanced_here:
+        here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
+        raise DancerError(f"{name} from {state.position} is not balanced yet (the dancer falls; from "
+                          f"there {here}); start the sequence from 'first_position' for it")
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -502,8 +518,14 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         bent.update(arms("second" if deep else "first"))
         bent["spine_y"] = PLIE_SPINE * knee
         down, up = _split(duration, 1.0, 1.0)
+        # Every joint the plie bent goes back (a joint the position leaves at rest back to zero).
+        straight = {name: pose.get(name, 0.0) for name in bent}
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down))
-        phases.append(Phase(label, up, pose, "both", "hold", 0.9 * up, 0.9 * up))
+        # The COM stays where it stood before the plie, and settles there before the next step: a
+        # weight shift straight out of a grand plie started from a body still moving (and from 3
+        # mm further forward, over the middle of the feet) and the extension after it fell.
+        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up))
+        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0))
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:

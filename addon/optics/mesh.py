@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import limits
-from .bvh import TriangleBVH, brute_force_hits
+from .bvh import RingLayout, TriangleBVH, brute_force_hits
 from .ellipsoid import as_point, ellipsoid_from_path_length, unit_directions
 from .errors import OpticsError
 from .mirrors import EllipsoidMirror
@@ -28,7 +28,8 @@ class Mesh:
     ``face_zone`` (F,) the Fresnel zone of each face (``STEP_FACE`` for draft / step faces, 0 for a
     single mirror); ``zone_width`` the nominal zone width in metres (0 for a single mirror);
     ``corner_normals`` (F, 3, 3) exact normals per face corner where faces meeting at a vertex need
-    different ones (a zone and its step face).
+    different ones (a zone and its step face); ``layout`` the plane and foci of a flat Fresnel plate,
+    whose zones follow their rings (it only speeds traces up, see :class:`.bvh.RingLayout`).
     """
 
     vertices: np.ndarray
@@ -39,6 +40,7 @@ class Mesh:
     zone_width: float = 0.0
     zone_count: int = 1
     corner_normals: np.ndarray | None = None
+    layout: RingLayout | None = None
 
     def shading_normals(self) -> np.ndarray | None:
         """Exact normals per face corner (F * 3, 3), for smooth shading that renders the true surface."""
@@ -421,6 +423,7 @@ def fresnel_reflector(
         zone_width=span / zone_count,
         zone_count=zone_count,
         corner_normals=corners,
+        layout=RingLayout(origin, normal, first, second),
     )
 
 
@@ -472,6 +475,7 @@ def _louvres(first, second, origin, normal, radius, angles, wrap, ellipsoids, sl
         zone_width=span / len(ellipsoids),
         zone_count=len(ellipsoids),
         corner_normals=corners,
+        layout=RingLayout(origin, normal, first, second),
     )
 
 
@@ -489,7 +493,7 @@ class MeshSurface:
 
     @cached_property
     def tree(self) -> TriangleBVH:
-        return TriangleBVH(self.mesh.vertices, self.mesh.faces)
+        return TriangleBVH(self.mesh.vertices, self.mesh.faces, layout=self.mesh.layout)
 
     @cached_property
     def facet_normals(self) -> np.ndarray:

@@ -67,13 +67,18 @@ def close_pairs(points: NDArray[np.float64], radius: float) -> NDArray[np.int64]
 
 
 def close_pairs_between_groups(
-    points: NDArray[np.float64], radius: float, groups: NDArray[np.int64]
+    points: NDArray[np.float64],
+    radius: float,
+    groups: NDArray[np.int64],
+    active: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.int64]:
     """Pairs closer than ``radius`` whose particles belong to different ``groups``.
 
     Bodies only meet where their bounding boxes overlap, so only the particles inside some overlap of two
     groups' boxes are hashed, all in one search: a pile pays neither for the particles far from any
-    other body nor one search per touching pair of bodies.
+    other body nor one search per touching pair of bodies. With ``active`` (per point), only pairs of
+    groups of which at least one has an active point are searched: resting (sleeping) bodies are not
+    searched against each other.
     """
     labels, member_of = np.unique(groups, return_inverse=True)
     if len(labels) < 2:
@@ -83,6 +88,9 @@ def close_pairs_between_groups(
     low = np.minimum.reduceat(points[order], starts[:-1])
     high = np.maximum.reduceat(points[order], starts[:-1])
     overlap = np.all((low[:, None] - radius <= high[None]) & (low[None] - radius <= high[:, None]), axis=2)
+    if active is not None:
+        awake = np.bincount(member_of, weights=active, minlength=len(labels)) > 0
+        overlap &= awake[:, None] | awake[None]
     first, second = np.nonzero(np.triu(overlap, k=1))
     if len(first) == 0:
         return np.zeros((0, 2), dtype=np.int64)
@@ -90,13 +98,16 @@ def close_pairs_between_groups(
     # them all at once (one search, whatever the number of touching bodies in a pile).
     box_low = np.maximum(low[first], low[second]) - radius
     box_high = np.minimum(high[first], high[second]) + radius
+    # Only the points of groups in some overlapping pair can be inside an overlap.
+    involved = np.zeros(len(labels), bool)
+    involved[first] = involved[second] = True
+    tested = np.flatnonzero(involved[member_of])
+    near = points[tested]
     candidates = []
     for start in range(0, len(box_low), 256):  # (points x boxes) masks in bounded chunks
         lo, hi = box_low[start : start + 256], box_high[start : start + 256]
-        touching = np.flatnonzero(
-            np.any(np.all((points[:, None] >= lo[None]) & (points[:, None] <= hi[None]), axis=2), axis=1)
-        )
-        candidates.append(touching)
+        touching = np.any(np.all((near[:, None] >= lo[None]) & (near[:, None] <= hi[None]), axis=2), axis=1)
+        candidates.append(tested[touching])
     inside = np.unique(np.concatenate(candidates))
     if len(inside) < 2:
         return np.zeros((0, 2), dtype=np.int64)

@@ -20,6 +20,7 @@ Two projection orders, as in the seed's Constraints post:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ from ..geometry.rotation import (
     polar_rotation_batch,
     quaternion_to_matrix,
 )
+from ..quaternions.scalar import qmul, qnormalize
 from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
@@ -42,6 +44,17 @@ _TINY = 1e-12
 # Warm-started Müller iterations per projection; the note measures 0.19 deg error after 3 at 5 deg/frame,
 # and a substep turns far less than a frame.
 _POLAR_ITERATIONS = 2
+# A surface sample whose mean normal is this long lies inside one face (a cube's edge: 0.71).
+_FACE = 0.95
+# A contact whose normal is within 45 degrees of the vertical supports the body above it.
+_SUPPORT = 0.7
+# Bodies meeting faster than this (m/s) collide: both take their share, the lower one is pushed too.
+_IMPACT_SPEED = 1.0
+# Self-collision pairs are searched this many collision radii wider than the contact distance, and
+# searched again once a particle has moved that far.
+SELF_COLLISION_MARGIN = 0.5
+# Below this step angle (radians) a Müller iteration has converged to float noise (as in geometry.rotation).
+_OMEGA_TOLERANCE = 1e-13
 
 
 def _scaled_pair(delta: NDArray[np.float64], coefficients: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -51,6 +64,16 @@ def _scaled_pair(delta: NDArray[np.float64], coefficients: NDArray[np.float64]) 
     scaled[0] *= delta
     scaled[1] *= delta
     return scaled
+
+
+def _friction_shrink(
+    slip: NDArray[np.float64], depth: NDArray[np.float64], dynamic: float, static: float
+) -> NDArray[np.float64]:
+    """The fraction of each contact's tangential slip ``slip`` (lengths) that friction cancels this
+    substep: all of it while it is under ``static * depth`` (the contact sticks), otherwise
+    ``dynamic * depth`` of it (it slides, Macklin et al. 2014, section 6.1)."""
+    sliding = np.minimum(1.0, dynamic * depth / np.maximum(slip, _TINY))
+    return np.where(slip <= static * depth, 1.0, sliding)
 
 
 def _edge_colouring(first: NDArray[np.int64], second: NDArray[np.int64]) -> list[NDArray[np.int64]]:
@@ -66,6 +89,67 @@ def _edge_colouring(first: NDArray[np.int64], second: NDArray[np.int64]) -> list
     order = np.argsort(colours, kind="stable")
     bounds = np.searchsorted(colours[order], np.arange(colours.max() + 2 if len(colours) else 1))
     return [order[bounds[c] : bounds[c + 1]] for c in range(len(bounds) - 1) if bounds[c + 1] > bounds[c]]
+
+
+def _cross_rows(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    out: NDArray[np.float64] | None = None,
+    scratch: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Row-wise ``a x b`` for ``(m, 3)`` arrays (np.cross spends more on axis bookkeeping than on
+    the arithmetic at the sizes a solver step sees); ``out`` ``(m, 3)`` and ``scratch`` ``(m,)``
+    reuse buffers."""
+    out = np.empty_like(a) if out is None else out
+    scratch = np.empty(len(a)) if scratch is None else scratch
+    ax, ay, az = a[:, 0], a[:, 1], a[:, 2]
+    bx, by, bz = b[:, 0], b[:, 1], b[:, 2]
+    for column, (first, second, third, fourth) in enumerate(
+        ((ay, bz, az, by), (az, bx, ax, bz), (ax, by, ay, bx))
+    ):
+        np.multiply(first, second, out=out[:, column])
+        np.multiply(third, fourth, out=scratch)
+        out[:, column] -= scratch
+    return out
+
+
+def _polar_rotation_one(matrix: NDArray[np.float64], initial: NDArray[np.float64], iterations: int):
+    """``polar_rotation_batch`` for one matrix on Python floats: Müller steps from ``initial``
+    (numpy's per-call overhead on a single 3x3 costs ten times the arithmetic)."""
+    columns = matrix.T.tolist()
+    q = qnormalize(tuple(initial.tolist()))
+    for _ in range(iterations):
+        w, x, y, z = q
+        basis = (  # the columns of the rotation matrix of q
+            (1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
+            (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
+            (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)),
+        )
+        torque = [0.0, 0.0, 0.0]
+        alignment = 0.0
+        for (bx, by, bz), (cx, cy, cz) in zip(basis, columns, strict=True):
+            torque[0] += by * cz - bz * cy
+            torque[1] += bz * cx - bx * cz
+            torque[2] += bx * cy - by * cx
+            alignment += bx * cx + by * cy + bz * cz
+        alignment = abs(alignment) + 1e-9
+        omega = [t / alignment for t in torque]
+        angle = math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)
+        if not angle > _OMEGA_TOLERANCE:
+            break
+        sine = math.sin(0.5 * angle) / angle
+        q = qnormalize(qmul((math.cos(0.5 * angle), omega[0] * sine, omega[1] * sine, omega[2] * sine), q))
+    return np.array(q)
+
+
+def _is_closed(triangles: NDArray[np.int64]) -> bool:
+    """Whether every directed edge of the triangles appears once and its reverse once (a closed,
+    consistently oriented surface: every vertex's fan of triangles closes)."""
+    directed = triangles[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    size = int(triangles.max()) + 1
+    forward = np.sort(directed[:, 0] * size + directed[:, 1])
+    backward = np.sort(directed[:, 1] * size + directed[:, 0])
+    return bool(np.all(forward[1:] != forward[:-1]) and np.array_equal(forward, backward))
 
 
 class World:
@@ -119,6 +203,8 @@ class World:
         self.jacobi_relaxation = float(jacobi_relaxation)
         self.particle_radius = 0.0
         self.particle_friction = 0.0
+        # Friction needed to start sliding (static), at most the sliding (dynamic) one's equal or more.
+        self.particle_static_friction = 0.0
         self._dist = {
             "i": np.zeros(0, np.int64),
             "j": np.zeros(0, np.int64),
@@ -132,12 +218,16 @@ class World:
         # change; one plan per substep length, so adaptive substeps switch between them for free.
         self._colour_plan_cache: tuple | None = None
         self._pins: list[tuple[NDArray[np.int64], Trajectory | None]] = []
-        self._ground: tuple[float, float] | None = None
+        self._ground: tuple[float, float, float] | None = None
         self._colliders: list[SphereCollider | BoxCollider | MeshCollider] = []
         self._collision_groups: NDArray[np.int64] | None = None
         self._collide_particles = False
         self._self_collision: dict | None = None
         self._sleep: dict | None = None
+        # (awake clusters, awake particles, held particles) while some bodies sleep or wait to be
+        # poured; None: to be rebuilt (the set of awake bodies changed).
+        self._active_clusters: tuple | None = None
+        self._rigid: dict | None = None
         self._clusters: dict[str, NDArray] | None = None
         self._volumes: list[dict] = []
 
@@ -182,7 +272,9 @@ class World:
         for ``restore``."""
         clusters = self._clusters
         rotations = None if clusters is None else (clusters["quaternions"].copy(), clusters["warm"].copy())
-        sleep = None if self._sleep is None else (self._sleep["calm"].copy(), self._sleep["asleep"].copy())
+        sleep = None
+        if self._sleep is not None:
+            sleep = tuple(self._sleep[k].copy() for k in ("calm", "asleep", "held"))
         return self._x.copy(), self._v.copy(), self.time, self.frame, rotations, self._w.copy(), sleep
 
     def restore(self, state: tuple) -> None:
@@ -194,7 +286,9 @@ class World:
             self._clusters["quaternions"] = rotations[0].copy()
             self._clusters["warm"] = rotations[1].copy()
         if sleep is not None and self._sleep is not None:
-            self._sleep["calm"], self._sleep["asleep"] = sleep[0].copy(), sleep[1].copy()
+            for key, value in zip(("calm", "asleep", "held"), sleep, strict=True):
+                self._sleep[key] = value.copy()
+        self._active_clusters = None
 
     def kinetic_energy(self) -> float:
         mass = np.where(self._w > 0, 1.0 / np.maximum(self._w, _TINY), 0.0)
@@ -264,12 +358,20 @@ class World:
             self._x[idx] = sample
         self._w[idx] = 0.0
         self._pins.append((idx, trajectory))
+        if self._self_collision is not None:
+            self._self_collision.pop("near", None)  # its pairs skip the pinned-to-pinned ones
 
-    def add_ground(self, height: float = 0.0, friction: float = 0.5) -> None:
-        """A horizontal ground plane at ``height`` (z) with Coulomb friction coefficient ``friction``."""
-        if not np.isfinite(height) or not np.isfinite(friction) or friction < 0:
-            raise SimulationError(f"ground needs a finite height and friction >= 0, got {height}, {friction}")
-        self._ground = (float(height), float(friction))
+    def add_ground(
+        self, height: float = 0.0, friction: float = 0.5, static_friction: float | None = None
+    ) -> None:
+        """A horizontal ground plane at ``height`` (z) with Coulomb friction: ``friction`` while sliding
+        (dynamic), ``static_friction`` (default: the same) to start sliding."""
+        static = friction if static_friction is None else static_friction
+        if not np.all(np.isfinite([height, friction, static])) or min(friction, static) < 0:
+            raise SimulationError(
+                f"ground needs a finite height and friction >= 0, got {height}, {friction}, {static}"
+            )
+        self._ground = (float(height), float(friction), float(static))
 
     def add_collider(self, collider: SphereCollider | BoxCollider | MeshCollider) -> None:
         """A static sphere, box or triangle-mesh collider (see ``colliders``)."""
@@ -302,21 +404,28 @@ class World:
         self.add_collider(MeshCollider.create(vertices, triangles, friction, thickness, path, first_frame))
 
     def add_particle_collisions(
-        self, radius: float, groups: ArrayLike | None = None, friction: float = 0.5
+        self,
+        radius: float,
+        groups: ArrayLike | None = None,
+        friction: float = 0.5,
+        static_friction: float | None = None,
     ) -> None:
         """Particles of radius ``radius`` push each other apart (broad phase: a spatial hash).
 
         ``groups`` ``(N,)`` integer labels: particles with the same label do not collide (e.g. the
         vertices of one soft body, whose own constraints keep them apart). ``friction`` is the
-        Coulomb coefficient between touching particles. Also sets the radius used against the
-        ground and colliders.
+        Coulomb coefficient between particles sliding on each other, ``static_friction`` (default:
+        the same) the one a resting contact must exceed to start sliding. Also sets the radius used
+        against the ground and colliders.
         """
+        static = friction if static_friction is None else static_friction
         if not radius > 0:
             raise SimulationError(f"particle radius must be positive, got {radius}")
-        if not (np.isfinite(friction) and friction >= 0):
-            raise SimulationError(f"particle friction must be >= 0, got {friction}")
+        if not (np.isfinite(friction) and friction >= 0 and np.isfinite(static) and static >= 0):
+            raise SimulationError(f"particle friction must be >= 0, got {friction}, {static}")
         self.particle_radius = float(radius)
         self.particle_friction = float(friction)
+        self.particle_static_friction = float(static)
         self._collide_particles = True
         if groups is not None:
             labels = np.asarray(groups).reshape(-1)
@@ -331,37 +440,72 @@ class World:
         x = self._x.copy()
         free = self._w > 0
         self._prepare_colliders(x, np.zeros_like(x), 1e-3)
-        pairs = self._particle_pairs(x, 0.25 * self.particle_radius) if self._collide_particles else None
+        clusters = self._awake()[0]
         with np.errstate(all="ignore"):
             for _ in range(iterations):
+                # Searched again each pass: a body pushed out of one overlap may be pushed into another.
+                pairs = None
+                if self._collide_particles:
+                    pairs = self._particle_pairs(x, 0.25 * self.particle_radius)
                 start = x.copy()
-                self._solve_particle_pairs(x, pairs, start)
-                self._solve_contacts(x, start, free)
-                self._solve_shapes(x, iterations)
+                if self._rigid is None:
+                    self._solve_particle_pairs(x, pairs, start)
+                else:
+                    self._solve_rigid_contacts(x, pairs, start, free)
+                self._solve_contacts(x, start, free, ground=self._rigid is None)
+                self._solve_shapes(x, iterations, clusters)
+        self._store_rotations(clusters)
         if not np.all(np.isfinite(x)):
             raise SimulationError("separating the starting overlaps produced NaN; check the input meshes")
         self._x = x
 
+    def _body_state(self) -> dict:
+        """Per shape-matched body: asleep, held (not released yet), calm frames; created on first use."""
+        if self._sleep is None:
+            clusters = self._clusters
+            if clusters is None:
+                raise SimulationError("sleeping and pouring need shape-matched bodies (add_shape_match)")
+            if np.any(clusters["share"] > 1):
+                raise SimulationError("sleeping and pouring need disjoint clusters (no shared particle)")
+            count = len(clusters["total"])
+            self._sleep = {
+                "speed": 0.0,  # 0: no body falls asleep
+                "frames": 1,
+                "calm": np.zeros(count, np.int64),
+                "asleep": np.zeros(count, bool),
+                "held": np.zeros(count, bool),
+                "release": np.full(count, -np.inf),  # when each held body is let go (``time``)
+                "weights": self._w.copy(),
+            }
+        return self._sleep
+
     def enable_sleeping(self, speed: float = 0.05, frames: int = 12) -> None:
         """Shape-matched bodies (disjoint clusters) that stay slower than ``speed`` (m/s) for ``frames``
-        frames fall asleep: frozen exactly where they are (no jitter, no creeping) and immovable, so
-        contacts with them cost one side only. A body moving faster than ``speed`` within reach of a
-        sleeping one wakes it."""
-        clusters = self._clusters
-        if clusters is None:
-            raise SimulationError("sleeping needs shape-matched bodies (add_shape_match first)")
-        if np.any(clusters["share"] > 1):
-            raise SimulationError("sleeping needs bodies that share no particles (disjoint clusters)")
+        frames fall asleep: frozen exactly where they are (no jitter, no creeping) and immovable. A
+        sleeping body costs nothing per substep (no shape matching; its particles are searched for
+        contacts only inside the reach of an awake body). A body moving faster than ``speed`` within
+        reach of a sleeping one wakes it."""
         if not (speed > 0 and frames >= 1):
             raise SimulationError(f"sleeping needs speed > 0 and frames >= 1, got {speed}, {frames}")
-        count = len(clusters["total"])
-        self._sleep = {
-            "speed": float(speed),
-            "frames": int(frames),
-            "calm": np.zeros(count, np.int64),
-            "asleep": np.zeros(count, bool),
-            "weights": self._w.copy(),
-        }
+        state = self._body_state()
+        state["speed"], state["frames"] = float(speed), int(frames)
+
+    def pour(self, delays: ArrayLike) -> None:
+        """Hold each shape-matched body where it is for its delay in ``delays`` (seconds from now, one
+        per body, in cluster order), then let it fall from rest, once nothing else is where it waits.
+        A held body touches nothing and costs nothing, so bodies may wait overlapping at one spout and
+        drop one after another."""
+        state = self._body_state()
+        seconds = np.asarray(delays, dtype=np.float64)
+        if seconds.shape != state["held"].shape or not np.all(np.isfinite(seconds)):
+            raise SimulationError(f"pour needs one finite delay per body ({len(state['held'])})")
+        state["release"] = self.time + seconds
+        state["held"] = seconds > 0
+        members, cluster = self._clusters["members"], self._clusters["cluster"]
+        held = members[state["held"][cluster]]
+        self._w[held] = 0.0
+        self._v[held] = 0.0
+        self._active_clusters = None
 
     @property
     def sleeping(self) -> NDArray[np.bool_]:
@@ -370,21 +514,64 @@ class World:
             return np.zeros(0 if self._clusters is None else len(self._clusters["total"]), bool)
         return self._sleep["asleep"].copy()
 
-    def _update_sleep(self, dt: float) -> None:
+    @property
+    def held(self) -> NDArray[np.bool_]:
+        """Which shape-matched bodies still wait to be poured (all False without ``pour``)."""
+        if self._sleep is None:
+            return np.zeros(0 if self._clusters is None else len(self._clusters["total"]), bool)
+        return self._sleep["held"].copy()
+
+    def _release_poured(self) -> None:
+        """Let go of the held bodies whose release frame has come (they fall during this step)."""
+        state = self._sleep
+        if state is None or not np.any(state["held"]):
+            return
+        due = np.flatnonzero(state["held"] & (state["release"] <= self.time + 1e-9))
+        if len(due) == 0:
+            return
+        clusters = self._clusters
+        members, cluster, starts = clusters["members"], clusters["cluster"], clusters["starts"]
+        # Through a spout, one after another: a due body waits while a free body is still where it
+        # would start (the overlap would be resolved by a violent push), and so do the due ones after it.
+        points = self._x[members]
+        low = np.minimum.reduceat(points, starts) - 2.0 * self.particle_radius
+        high = np.maximum.reduceat(points, starts) + 2.0 * self.particle_radius
+        present = ~state["held"]
+        letting_go = np.zeros_like(present)
+        for body in due[np.argsort(state["release"][due], kind="stable")]:
+            if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
+                break
+            present[body] = letting_go[body] = True
+        due = letting_go
+        if np.any(due):
+            released = members[due[cluster]]
+            self._w[released] = state["weights"][released]
+            self._v[released] = 0.0
+            state["held"] &= ~due
+            state["calm"][due] = 0
+            self._active_clusters = None
+
+    def _update_sleep(self, dt: float, before: NDArray[np.float64]) -> None:
         state, clusters = self._sleep, self._clusters
+        if state["speed"] <= 0:
+            return
         members, starts, cluster = clusters["members"], clusters["starts"], clusters["cluster"]
-        speed = np.sqrt(np.einsum("ij,ij->i", self._v, self._v))[members]
+        # How far each particle got this frame, as a speed: a body held still by contacts whose last
+        # substep's velocity is not quite zero (a stack settles level by level) is still at rest.
+        moved = self._x[members] - before[members]
+        speed = np.sqrt(np.einsum("ij,ij->i", moved, moved)) / dt
         fastest = np.maximum.reduceat(speed, starts)
-        asleep, calm = state["asleep"], state["calm"]
-        moving = ~asleep & (fastest >= state["speed"])
+        asleep, calm, held = state["asleep"], state["calm"], state["held"]
+        moving = ~asleep & ~held & (fastest >= state["speed"])
         calm[moving] = 0
-        calm[~asleep & ~moving] += 1
-        falling_asleep = ~asleep & (calm >= state["frames"])
+        calm[~asleep & ~held & ~moving] += 1
+        falling_asleep = ~asleep & ~held & (calm >= state["frames"])
         if np.any(falling_asleep):
             frozen = members[falling_asleep[cluster]]
             self._w[frozen] = 0.0
             self._v[frozen] = 0.0
             asleep |= falling_asleep
+            self._active_clusters = None
         if not (np.any(asleep) and np.any(moving)):
             return
         # Wake sleepers whose box comes within reach of a moving body's box this coming frame.
@@ -402,6 +589,222 @@ class World:
             self._w[members[woken]] = state["weights"][members[woken]]
             asleep[waking] = False
             calm[waking] = 0
+            self._active_clusters = None
+
+    # The current substep's length (s), for telling impacts from resting contacts; 0 outside a step.
+    _substep_length = 0.0
+
+    def enable_rigid_contacts(self, normals: ArrayLike | None = None) -> None:
+        """Resolve contacts of shape-matched bodies (disjoint clusters of stiffness 1) as rigid-body
+        contacts: a contact's correction is sized by the body's mass and inertia at the contact point
+        (Müller et al. 2020, "Detailed rigid body simulation with extended position based dynamics")
+        and averaged over the body's contacts, so the shape match that follows moves the contact point
+        out by exactly its depth. Without this, a body's particle-level corrections are diluted by the
+        shape match over all its particles: stacks sink into each other, settle slowly, and the overlap
+        left behind turns into a violent push a few substeps later.
+
+        ``normals`` ``(N, 3)``: the outward surface normal at each particle in the rest pose (particles
+        sampled on the bodies' surfaces). Two touching bodies then push along their surfaces' normals,
+        not along the line between two particles, so flat faces slide over each other instead of
+        interlocking like egg crates."""
+        clusters = self._clusters
+        if clusters is None or np.any(clusters["share"] > 1) or np.any(clusters["stiffness"] < 1.0):
+            raise SimulationError("rigid contacts need rigid shape-matched bodies (disjoint, stiffness 1)")
+        members, starts, mass = clusters["members"], clusters["starts"], clusters["mass"]
+        rest = clusters["rest"]
+        second = np.add.reduceat(mass[:, None, None] * rest[:, :, None] * rest[:, None, :], starts)
+        inertia = np.einsum("kii->k", second)[:, None, None] * np.eye(3) - second
+        body = np.full(len(self._x), -1, np.int64)
+        body[members] = clusters["cluster"]
+        if normals is None:
+            normals = self._rigid["normals"] if self._rigid is not None else np.zeros_like(self._x)
+        normals = np.array(normals, dtype=np.float64)
+        if normals.shape != self._x.shape or not np.all(np.isfinite(normals)):
+            raise SimulationError(f"rigid contacts need {len(self._x)} finite surface normals")
+        self._rigid = {
+            "normals": normals,
+            "body": body,
+            "mass3": np.repeat(mass, 3).reshape(-1, 3),
+            "inverse_total": 1.0 / clusters["total"],
+            "inertia": inertia,
+            "inverse_inertia": np.linalg.pinv(inertia),  # pinv: a flat or 2-particle body has an I of rank 2
+        }
+
+    def _effective_inverse_masses(self, p, particles, directions, centroids, inverse_inertia) -> NDArray:
+        """How far each particle's contact point moves along its direction per unit correction: its
+        own inverse mass, or for a particle of an awake rigid body ``1/M + (r x e) . I^-1 (r x e)``."""
+        w = self._w[particles]
+        body = self._rigid["body"][particles]
+        rigid = np.flatnonzero((body >= 0) & (w > 0))
+        result = w.copy()
+        if len(rigid):
+            owner = body[rigid]
+            arm = np.cross(p[particles[rigid]] - centroids[owner], directions[rigid])
+            turn = np.einsum("kij,kj->ki", inverse_inertia[owner], arm)
+            result[rigid] = self._rigid["inverse_total"][owner] + np.einsum("ij,ij->i", arm, turn)
+        return result
+
+    def _contact_normals(self, i, j, delta, length, reach) -> tuple[NDArray, NDArray]:
+        """Normals (pushing ``i`` away from ``j``) and depths of touching particle pairs: along the
+        bodies' surface normals where the two surfaces face each other, else between the centres."""
+        rigid = self._rigid
+        turn = quaternion_to_matrix(self._clusters["quaternions"])
+        body_i, body_j = rigid["body"][i], rigid["body"][j]
+        surface_i = np.einsum("kij,kj->ki", turn[np.maximum(body_i, 0)], rigid["normals"][i])
+        surface_j = np.einsum("kij,kj->ki", turn[np.maximum(body_j, 0)], rigid["normals"][j])
+        surface_i *= (body_i >= 0)[:, None]
+        surface_j *= (body_j >= 0)[:, None]
+        flat_i = np.sqrt(np.einsum("ij,ij->i", surface_i, surface_i))
+        flat_j = np.sqrt(np.einsum("ij,ij->i", surface_j, surface_j))
+        # Where one side is a face (not an edge or a corner), its normal decides: a corner or an edge
+        # on a face is pushed along the face's normal, face on face along their mean. Edges and
+        # corners meeting each other have no surface normal to trust: they touch as spheres.
+        unit_i = surface_i / np.maximum(flat_i, _TINY)[:, None]
+        unit_j = surface_j / np.maximum(flat_j, _TINY)[:, None]
+        face_i, face_j = flat_i > _FACE, flat_j > _FACE
+        facing = unit_j * face_j[:, None] - unit_i * face_i[:, None]
+        size = np.sqrt(np.einsum("ij,ij->i", facing, facing))
+        facing /= np.maximum(size, _TINY)[:, None]
+        apart = np.einsum("ij,ij->i", delta, facing)
+        # A usable normal, with i on the outer side of it.
+        use = (face_i | face_j) & (size > 0.5) & (apart > 0)
+        normal = np.where(use[:, None], facing, delta / np.maximum(length, _TINY)[:, None])
+        depth = reach - np.where(use, apart, length)
+        return normal, depth
+
+    def _solve_rigid_contacts(self, p, pairs, start, free) -> None:
+        """The ground first, then the pairs (seeing the ground's corrections): a body resting on one
+        that rests on the ground is held in the same substep, not one substep later."""
+        self._project_rigid_contacts(p, None, start, free)
+        self._project_rigid_contacts(p, pairs, start, None)
+
+    def _project_rigid_contacts(self, p, pairs, start, free) -> None:
+        """Particle pairs and the ground as rigid-body contacts (``enable_rigid_contacts``), Jacobi over
+        each body's contacts, with static and dynamic friction on the slip during this substep.
+
+        An overlap that was already there when the substep began (left by a crowded stack or an
+        impact the solver could not undo at once) is pushed out without becoming velocity: the body's
+        share of it moves its start position too, so no contact launches a body (no restitution)."""
+        firsts, seconds, corrections, existing, normals, impacts = [], [], [], [], [], []
+        if pairs is not None and len(pairs):
+            i, j = pairs[:, 0], pairs[:, 1]
+            delta = p[i] - p[j]
+            length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
+            reach = 2.0 * self.particle_radius
+            hit = length < self._pair_reach()
+            if np.any(hit):
+                i, j, delta, length = i[hit], j[hit], delta[hit], length[hit]
+                normal, depth = self._contact_normals(i, j, delta, length, reach)
+                touching = depth > 0
+                i, j, normal, depth = i[touching], j[touching], normal[touching], depth[touching]
+                slip = (p[i] - start[i]) - (p[j] - start[j])
+                closing = -np.einsum("ij,ij->i", slip, normal)
+                slip -= normal * (-closing)[:, None]
+                amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
+                static = self.particle_static_friction
+                shrink = _friction_shrink(amount, depth, self.particle_friction, static)
+                impacts.append(closing > _IMPACT_SPEED * self._substep_length)
+                firsts.append(i)
+                seconds.append(j)
+                corrections.append(normal * depth[:, None] - slip * shrink[:, None])
+                before = reach - np.einsum("ij,ij->i", start[i] - start[j], normal)
+                existing.append(normal * np.clip(before, 0.0, depth)[:, None])
+                normals.append(normal)
+        if self._ground is not None and free is not None:
+            height, friction, static = self._ground
+            floor = height + self.particle_radius
+            below = np.flatnonzero((p[:, 2] < floor) & free)
+            if len(below):
+                depth = floor - p[below, 2]
+                correction = np.zeros((len(below), 3))
+                correction[:, 2] = depth
+                slip = p[below, :2] - start[below, :2]
+                amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
+                correction[:, :2] = -slip * _friction_shrink(amount, depth, friction, static)[:, None]
+                firsts.append(below)
+                seconds.append(np.full(len(below), -1, np.int64))
+                corrections.append(correction)
+                overlap = np.zeros((len(below), 3))
+                overlap[:, 2] = np.clip(floor - start[below, 2], 0.0, depth)
+                existing.append(overlap)
+                normals.append(np.tile([0.0, 0.0, 1.0], (len(below), 1)))
+                impacts.append(np.zeros(len(below), bool))
+        if not firsts:
+            return
+        a, b, correction = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(corrections)
+        existing = np.concatenate(existing)
+        magnitude = np.sqrt(np.einsum("ij,ij->i", correction, correction))
+        direction = correction / np.maximum(magnitude, _TINY)[:, None]
+        clusters, rigid = self._clusters, self._rigid
+        members, starts = clusters["members"], clusters["starts"]
+        centroids = np.add.reduceat(p[members] * rigid["mass3"], starts) / clusters["total"][:, None]
+        turn = quaternion_to_matrix(clusters["quaternions"])
+        inverse_inertia = turn @ rigid["inverse_inertia"] @ np.swapaxes(turn, 1, 2)
+        # Each side's share of a contact's correction, by how easily it moves there (a sleeping or
+        # pinned side: none).
+        weight_a = self._effective_inverse_masses(p, a, direction, centroids, inverse_inertia)
+        paired = np.flatnonzero(b >= 0)
+        weight_b = np.zeros(len(a))
+        weight_b[paired] = self._effective_inverse_masses(
+            p, b[paired], direction[paired], centroids, inverse_inertia
+        )
+        # Shock propagation: where one body rests on another (a contact normal near the vertical, not
+        # an impact), the lower one takes none of the correction, as if it were immovable. A stack
+        # then holds in one pass from the ground up instead of sinking into itself and springing back
+        # every substep (the lower body still carries the upper one's friction and sideways pushes).
+        gravity = self.gravity / max(float(np.linalg.norm(self.gravity)), _TINY)
+        lift = np.where(np.concatenate(impacts), 0.0, np.concatenate(normals) @ -gravity)
+        weight_a[lift < -_SUPPORT] = 0.0
+        weight_b[lift > _SUPPORT] = 0.0
+        total = weight_a + weight_b
+        share = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 0.0)
+        particles = np.concatenate((a, b[paired]))
+        sides = np.concatenate((weight_a * share, -(weight_b * share)[paired]))
+        rows = np.concatenate((np.arange(len(a)), paired))
+        targets = correction[rows] * sides[:, None]
+        overlaps = existing[rows] * sides[:, None]
+        moving = sides != 0
+        particles, targets, overlaps = particles[moving], targets[moving], overlaps[moving]
+        if len(particles) == 0:
+            return
+        # Every body moves rigidly to best meet all its contact points' targets at once (least squares
+        # over its contacts; with one contact, the mass-weighted smallest motion that meets it: the
+        # rigid-body response). Contacts sharing a face then push it out by their full depth, where
+        # averaging single-contact responses would leave most of it in (their turns cancel out).
+        body = rigid["body"][particles]
+        arm = p[particles] - centroids[body]
+        count = len(clusters["total"])
+        skew = np.zeros((len(arm), 3, 3))
+        skew[:, 0, 1], skew[:, 0, 2], skew[:, 1, 2] = -arm[:, 2], arm[:, 1], -arm[:, 0]
+        skew[:, 1, 0], skew[:, 2, 0], skew[:, 2, 1] = arm[:, 2], -arm[:, 1], arm[:, 0]
+        # Rows of one contact point: displacement = t + theta x r = [I, -[r]x] (t, theta).
+        rows_of = np.concatenate((np.broadcast_to(np.eye(3), skew.shape), -skew), axis=2)  # (K, 3, 6)
+        normal = np.einsum("kia,kib->kab", rows_of, rows_of).reshape(-1, 36)
+        matrix = np.stack([np.bincount(body, weights=normal[:, e], minlength=count) for e in range(36)], 1)
+        matrix = matrix.reshape(count, 6, 6)
+        regular = np.zeros((count, 6, 6))
+        regular[:, :3, :3] = np.eye(3) * clusters["total"][:, None, None]
+        regular[:, 3:, 3:] = turn @ rigid["inertia"] @ np.swapaxes(turn, 1, 2)
+        # A tiny mass-weighted regulariser picks the least-effort motion where contacts leave freedom.
+        matrix += 1e-6 * regular + 1e-12 * np.eye(6)
+        right = np.einsum("kia,ki->ka", rows_of, targets)
+        right_overlap = np.einsum("kia,ki->ka", rows_of, overlaps)
+        stacked = np.stack(
+            [
+                np.stack([np.bincount(body, weights=r[:, e], minlength=count) for e in range(6)], 1)
+                for r in (right, right_overlap)
+            ],
+            2,
+        )  # (C, 6, 2)
+        motion = np.linalg.solve(matrix, stacked)
+        touched = np.bincount(body, minlength=count) > 0
+        owner = rigid["body"][members]
+        relative = p[members] - centroids[owner]
+        for column, target in ((0, p), (1, start)):
+            translation, rotation = motion[:, :3, column], motion[:, 3:, column]
+            shift = translation[owner] + np.cross(rotation[owner], relative)
+            shift *= touched[owner][:, None]
+            target[members] += shift
 
     def add_self_collision(
         self, particles: ArrayLike, radius: float, bodies: ArrayLike | None = None, friction: float = 0.5
@@ -495,8 +898,11 @@ class World:
                     for k in ("mass", "total", "rest", "stiffness", "quaternions", "warm")
                 },
             }
-        for cached in ("mass3", "rest9", "slots"):
+        for cached in ("mass3", "rest9", "slots", "whole", "work"):
             self._clusters.pop(cached, None)
+        self._active_clusters = None
+        if self._rigid is not None:
+            self.enable_rigid_contacts()
         self._clusters["share"] = np.bincount(self._clusters["members"], minlength=len(self._x)).astype(
             np.float64
         )
@@ -523,7 +929,12 @@ class World:
         rest = self._volume(self._x, tri)
         if abs(rest) < _TINY:
             raise SimulationError("add_volume: the mesh encloses no volume (is it closed and not flat?)")
-        self._volumes.append({"triangles": tri, "target": pressure * rest, "compliance": float(compliance)})
+        volume = {"triangles": tri, "target": pressure * rest, "compliance": float(compliance)}
+        if _is_closed(tri):
+            corners = tri.T.reshape(-1)  # all first corners, then all second, then all third
+            volume["corners"] = corners
+            volume["slots"] = (corners[:, None] * 3 + np.arange(3)).reshape(-1)
+        self._volumes.append(volume)
 
     @staticmethod
     def _volume(positions: NDArray[np.float64], triangles: NDArray[np.int64]) -> float:
@@ -544,7 +955,9 @@ class World:
         method = self.solver if solver is None else solver
         self._check_solver(method)
         substeps, iterations = int(substeps), int(iterations)
+        self._release_poured()
         h = dt / substeps
+        self._substep_length = h
         target = self.frame + 1
         x = self._x.copy()
         v = self._v.copy()
@@ -562,6 +975,7 @@ class World:
         refresh = self._pair_refresh(v, dt, substeps)
         pair_margin = 1.5 * self._travel(v, dt) * refresh / substeps + 0.25 * self.collision_radius
         pairs = self_pairs = None
+        clusters = self._awake()[0]  # asleep and held bodies: no shape matching
         chains = self._chain_solver() if method == "gauss_seidel" else None
         if self._dist["i"].size and method == "gauss_seidel" and self._colours is None and chains is None:
             # Greedy colouring in a spatial sweep order packs meshes into few, even colours (8 instead
@@ -586,8 +1000,8 @@ class World:
                     collider.move_to((sub + 1) / substeps)
                 if self._collide_particles and sub % refresh == 0:
                     pairs = self._particle_pairs(x, pair_margin)
-                if self._self_collision is not None and sub % refresh == 0:
-                    self_pairs = self._self_pairs(x, pair_margin)
+                if self._self_collision is not None:
+                    self_pairs = self._self_pairs_near(x)
                 t = self.time + (sub + 1) * h
                 start, p = x, spare
                 np.multiply(v, velocity_scale, out=p)
@@ -601,23 +1015,32 @@ class World:
                 for _ in range(iterations):
                     self._solve_distances(p, lambdas, plan)
                     self._solve_volumes(p, volume_lambdas, h)
-                    self._solve_particle_pairs(p, pairs, start)
+                    if self._rigid is None:
+                        self._solve_particle_pairs(p, pairs, start)
+                    else:
+                        self._solve_rigid_contacts(p, pairs, start, free)
                     if self_pairs is not None:
                         sc = self._self_collision
                         self._solve_particle_pairs(p, self_pairs, start, sc["radius"], sc["friction"])
-                    self._solve_contacts(p, start, free)
+                    self._solve_contacts(p, start, free, ground=self._rigid is None)
                     # Shape matching last: a rigid cluster then ends every projection exactly rigid,
                     # and the contacts it may slightly undo are restored next projection.
-                    self._solve_shapes(p, substeps * iterations)
+                    self._solve_shapes(p, substeps * iterations, clusters)
                 np.subtract(p, start, out=v)
                 v *= keep / h
                 x, spare = p, start
-        self._check(x, v, target)
+        try:
+            self._check(x, v, target)
+        except SimulationDivergedError:
+            self._active_clusters = None  # its rotations moved with the failed step
+            raise
+        self._store_rotations(clusters)
+        before = self._x
         self._x, self._v = x, v
         self.time += dt
         self.frame = target
         if self._sleep is not None:
-            self._update_sleep(dt)
+            self._update_sleep(dt, before)
 
     def _check(self, x: NDArray[np.float64], v: NDArray[np.float64], frame: int) -> None:
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))):
@@ -649,6 +1072,22 @@ class World:
             return substeps
         return int(np.clip(np.floor(substeps * self.collision_radius / travel), 1, substeps))
 
+    def _self_pairs_near(self, x) -> NDArray[np.int64]:
+        """The self-collision candidate pairs, searched again only once some particle has moved more
+        than the search margin since the last search (a Verlet list: a resting or slow body is not
+        searched every frame, a fast one as often as it needs)."""
+        sc = self._self_collision
+        margin = SELF_COLLISION_MARGIN * sc["radius"]
+        found = sc.get("near")
+        if found is not None:
+            pairs, reference = found
+            moved = x[sc["members"]] - reference
+            if float(np.max(np.einsum("ij,ij->i", moved, moved), initial=0.0)) < margin * margin:
+                return pairs
+        pairs = self._self_pairs(x, margin)
+        sc["near"] = (pairs, x[sc["members"]])
+        return pairs
+
     def _self_pairs(self, x, margin) -> NDArray[np.int64]:
         sc = self._self_collision
         members, radius = sc["members"], sc["radius"]
@@ -660,12 +1099,59 @@ class World:
         pairs = members[local[keep]]
         return pairs[self._w[pairs[:, 0]] + self._w[pairs[:, 1]] > 0]
 
+    def _pair_reach(self) -> float:
+        """How far apart two particles may be and still touch: a diameter, or between the surface
+        lattices of rigid bodies (2 radii apart, ``enable_rigid_contacts``) up to sqrt(6) radii, where
+        a sample sits over the middle of a square of the other surface's samples."""
+        return (2.45 if self._rigid is not None else 2.0) * self.particle_radius
+
+    def _awake(self) -> tuple:
+        """``(clusters, awake particles, held particles)``: the shape-matching clusters of the bodies
+        that are neither asleep nor waiting to be poured (None if there are none), and per-particle
+        masks (None when every body is awake)."""
+        clusters, state = self._clusters, self._sleep
+        if state is None or not (np.any(state["asleep"]) or np.any(state["held"])):
+            return clusters, None, None
+        if self._active_clusters is None:
+            awake = ~(state["asleep"] | state["held"])
+            members, cluster = clusters["members"], clusters["cluster"]
+            awake_particles = np.ones(len(self._x), bool)
+            awake_particles[members] = awake[cluster]
+            held_particles = np.zeros(len(self._x), bool)
+            held_particles[members] = state["held"][cluster]
+            ids = np.flatnonzero(awake)
+            subset = None
+            if len(ids):
+                keep = awake[cluster]
+                counts = np.bincount(cluster, minlength=len(awake))[ids]
+                subset = {
+                    "ids": ids,
+                    "members": members[keep],
+                    "cluster": np.repeat(np.arange(len(ids)), counts),
+                    "starts": np.cumsum(counts) - counts,
+                    "mass": clusters["mass"][keep],
+                    "rest": clusters["rest"][keep],
+                    "share": clusters["share"],
+                    **{k: clusters[k][ids] for k in ("total", "stiffness", "quaternions", "warm")},
+                }
+            self._active_clusters = (subset, awake_particles, held_particles)
+        return self._active_clusters
+
     def _particle_pairs(self, x, margin) -> NDArray[np.int64]:
-        reach = 2.0 * self.particle_radius + 2.0 * margin
+        reach = self._pair_reach() + 2.0 * margin
         if self._collision_groups is None:
             pairs = close_pairs(x, reach)
         else:
-            pairs = close_pairs_between_groups(x, reach, self._collision_groups)
+            _, awake, held = self._awake()
+            if awake is None:
+                pairs = close_pairs_between_groups(x, reach, self._collision_groups)
+            else:
+                # Held bodies touch nothing; sleeping ones are only searched near awake ones.
+                present = np.flatnonzero(~held)
+                found = close_pairs_between_groups(
+                    x[present], reach, self._collision_groups[present], awake[present]
+                )
+                pairs = present[found]
         weights = self._w[pairs[:, 0]] + self._w[pairs[:, 1]] if len(pairs) else np.zeros(0)
         return pairs[weights > 0]
 
@@ -733,6 +1219,9 @@ class World:
             source = np.arange(size)
             source[slots[k]] = size + np.arange(6 * m)
             after = np.concatenate((source, source[slots[k + 1]])) if k + 1 < len(colours) else source
+            # Equal movable weights at both ends of every edge (an unpinned soft body): each end moves
+            # half the correction, (rest / length - 1) / 2 along the edge, in opposite directions.
+            even = not compliant and bool(np.all(w[i] == w[j]) and np.all(w[i] > 0))
             batches.append(
                 (
                     m,
@@ -749,12 +1238,25 @@ class World:
                     np.empty(m),
                     np.empty((2, m)),
                     np.empty((3, 2, m)),
+                    0.5 * rest if even else None,
                 )
             )
         longest = max((len(c) for c in colours), default=0)
         buffers = (np.empty(size + 6 * longest), np.empty(size + 6 * longest))
         first = slots[0] if slots else None
-        return {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        plan = {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
+        if batches and all(batch[-1] is not None for batch in batches):
+            # Every colour even (see above): the views each colour reads and writes, made once. The
+            # colours alternate between the two buffers, starting from the first.
+            even = []
+            for k, batch in enumerate(batches):
+                m, after, delta, square, length, half_rest = batch[0], batch[1], *batch[9:12], batch[-1]
+                source, target = buffers[k % 2], buffers[(k + 1) % 2]
+                pair = source[size : size + 6 * m].reshape(3, 2, m)
+                views = (pair[:, 0], pair[:, 1], delta, square, square[0], square[1], square[2])
+                even.append((*views, length, half_rest, source, after, target[: len(after)]))
+            plan["even"] = even
+        return plan
 
     def _sweep_colours(self, p, lambdas, plan) -> None:
         """One Gauss-Seidel sweep, colour after colour, on a flat state ``[positions, gather]``.
@@ -771,10 +1273,14 @@ class World:
         state[:size] = p.reshape(-1)
         m = batches[0][0]
         state[:size].take(plan["first"], out=state[size : size + 6 * m], mode="clip")  # valid: no bounds copy
+        if "even" in plan:
+            self._sweep_even_colours(plan["even"])
+            p[...] = plan["buffers"][len(batches) % 2][:size].reshape(p.shape)
+            return
         compliant = plan["compliant"]
         for batch in batches:
             m, after, colour, rest, pull, push, weights, inverse, alpha = batch[:9]
-            delta, square, length, coef, moves = batch[9:]
+            delta, square, length, coef, moves, half_rest = batch[9:]
             pair = state[size : size + 6 * m].reshape(3, 2, m)
             np.subtract(pair[:, 0], pair[:, 1], out=delta)
             # Squared length summed as (x^2 + z^2) + y^2: the order numpy's einsum uses on (m, 3)
@@ -799,6 +1305,25 @@ class World:
             state.take(after, out=other[: len(after)], mode="clip")
             state, other = other, state
         p[...] = state[:size].reshape(p.shape)
+
+    @staticmethod
+    def _sweep_even_colours(colours) -> None:
+        """``_sweep_colours`` where both ends of every edge weigh the same (an unpinned soft body):
+        each end moves half the correction, (rest / length - 1) / 2 along the edge, in opposite
+        directions, computed once per edge, on views made once per plan."""
+        for first, second, delta, square, x2, y2, z2, length, half_rest, state, after, target in colours:
+            np.subtract(first, second, out=delta)
+            np.multiply(delta, delta, out=square)
+            np.add(x2, z2, out=length)
+            np.add(length, y2, out=length)
+            np.sqrt(length, out=length)
+            np.maximum(length, _TINY, out=length)
+            np.divide(half_rest, length, out=length)
+            np.subtract(length, 0.5, out=length)
+            np.multiply(delta, length, out=delta)
+            first += delta
+            second -= delta
+            state.take(after, out=target, mode="clip")
 
     def _chain_solver(self) -> ChainSolver | None:
         """The exact chain solver if every distance constraint belongs to a simple chain."""
@@ -835,6 +1360,9 @@ class World:
     def _solve_volumes(self, p, lambdas, h) -> None:
         n = len(p)
         for k, volume in enumerate(self._volumes):
+            if "corners" in volume:
+                self._solve_closed_volume(p, lambdas, k, volume, h)
+                continue
             tri = volume["triangles"]
             a, b, c = (p[tri[:, m]] for m in range(3))
             current = np.einsum("ij,ij->", np.cross(a, b), c) / 6.0
@@ -851,8 +1379,54 @@ class World:
             lambdas[k] += step
             p += (self._w * step)[:, None] * gradient
 
-    def _solve_shapes(self, p, projections_per_frame) -> None:
-        clusters = self._clusters
+    def _store_rotations(self, clusters) -> None:
+        """Copy the rotations an awake subset of the clusters found back into all clusters."""
+        if clusters is not None and "ids" in clusters:
+            self._clusters["quaternions"][clusters["ids"]] = clusters["quaternions"]
+            self._clusters["warm"][clusters["ids"]] = clusters["warm"]
+
+    def _solve_closed_volume(self, p, lambdas, k, volume, h) -> None:
+        """The volume constraint of a closed mesh with one cross product per triangle.
+
+        With ``N = (b - a) x (c - a)`` per triangle, the volume is ``sum(a . N) / 6`` and, since every
+        vertex's fan of triangles closes, its gradient at a vertex is the sum of ``N / 6`` over the
+        triangles around it (the ``b x c`` terms of the open form differ by ``a x sum(b - c) = 0``).
+        """
+        count = len(volume["triangles"])
+        work = volume.get("work")
+        if work is None:  # buffers: at 10k+ vertices fresh temporaries cost more than the arithmetic
+            work = volume["work"] = {
+                "corners": np.empty((3 * count, 3)),
+                "edges": np.empty((2, count, 3)),
+                "normals": np.empty((count, 3)),
+                "scratch": np.empty(count),
+                "spread": np.empty((3, 3 * count)),
+                "weights": np.empty(p.size),
+            }
+        corners = p.take(volume["corners"], axis=0, out=work["corners"], mode="clip")
+        first = corners[:count]
+        along_b, along_c = work["edges"]
+        np.subtract(corners[count : 2 * count], first, out=along_b)
+        np.subtract(corners[2 * count :], first, out=along_c)
+        normals = _cross_rows(along_b, along_c, work["normals"], work["scratch"])
+        current = np.einsum("ij,ij->", first, normals) / 6.0
+        spread = work["spread"]
+        spread[:] = normals.reshape(-1)  # the same normal for each of the triangle's three corners
+        gradient = np.bincount(volume["slots"], weights=spread.reshape(-1), minlength=p.size)
+        gradient *= 1.0 / 6.0
+        weights = work["weights"]
+        weights.reshape(-1, 3)[:] = self._w[:, None]
+        weights *= gradient
+        alpha = volume["compliance"] / (h * h)
+        denominator = float(np.dot(weights, gradient)) + alpha
+        if denominator <= 0:
+            return
+        step = (-(current - volume["target"]) - alpha * lambdas[k]) / denominator
+        lambdas[k] += step
+        weights *= step
+        p += weights.reshape(p.shape)
+
+    def _solve_shapes(self, p, projections_per_frame, clusters) -> None:
         if clusters is None:
             return
         members, cluster, starts = clusters["members"], clusters["cluster"], clusters["starts"]
@@ -861,6 +1435,10 @@ class World:
             clusters["mass3"] = np.repeat(clusters["mass"], 3).reshape(-1, 3)
             clusters["rest9"] = clusters["rest"][:, [0, 1, 2, 0, 1, 2, 0, 1, 2]]
             clusters["slots"] = (members[:, None] * 3 + np.arange(3)).reshape(-1)
+            clusters["whole"] = len(starts) == 1 and bool(np.array_equal(members, np.arange(len(p))))
+        if clusters["whole"]:
+            self._solve_whole_shape(p, projections_per_frame)
+            return
         mass3 = clusters["mass3"]
         current = p.take(members, axis=0)
         centroid = np.add.reduceat(current * mass3, starts) / clusters["total"][:, None]
@@ -893,10 +1471,39 @@ class World:
         scale = np.where(self._w > 0, 1.0 / np.maximum(clusters["share"], 1.0), 0.0)
         p += total * np.repeat(scale, 3).reshape(-1, 3)
 
+    def _solve_whole_shape(self, p, projections_per_frame) -> None:
+        """``_solve_shapes`` for one cluster of every particle in order (a soft body's default): the
+        centroid, covariance and goals are matrix products, the rotation a few float operations,
+        and no particle is shared, so no gather or scatter."""
+        clusters = self._clusters
+        if "work" not in clusters:
+            clusters["work"] = (np.empty_like(p), np.empty_like(p))
+        weighted, goals = clusters["work"]
+        np.multiply(p, clusters["mass3"], out=weighted)
+        centroid = weighted.sum(axis=0) / clusters["total"][0]
+        # The rest shape is centred on its mass centroid, so sum(m (p - c) rest^T) = (m p)^T rest.
+        covariance = weighted.T @ clusters["rest"]
+        quaternions, warm = clusters["quaternions"], clusters["warm"]
+        if warm[0] and np.linalg.det(covariance) > 0:
+            quaternions[0] = _polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
+        else:
+            quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
+            warm[0] = True
+        rotation = quaternion_to_matrix(quaternions[0])
+        np.matmul(clusters["rest"], rotation.T, out=goals)
+        goals += centroid
+        goals -= p
+        stiffness = float(clusters["stiffness"][0])
+        goals *= 1.0 if stiffness >= 1.0 else 1.0 - (1.0 - stiffness) ** (1.0 / projections_per_frame)
+        if not np.all(self._w > 0):
+            goals[self._w <= 0] = 0.0
+        p += goals
+
     def _solve_particle_pairs(self, p, pairs, start, radius=None, friction=None) -> None:
         if pairs is None or len(pairs) == 0:
             return
         radius = self.particle_radius if radius is None else radius
+        static = self.particle_static_friction if friction is None else friction
         friction = self.particle_friction if friction is None else friction
         i, j = pairs[:, 0], pairs[:, 1]
         delta = p[i] - p[j]
@@ -910,12 +1517,12 @@ class World:
         normal = delta / np.maximum(length, _TINY)[:, None]
         depth = reach - length
         correction = normal * depth[:, None]
-        if friction > 0:
-            # Coulomb friction on the relative slip during this substep, at most friction x depth.
+        if friction > 0 or static > 0:
+            # Coulomb friction on the relative slip during this substep (static, then dynamic).
             slip = (p[i] - start[i]) - (p[j] - start[j])
             slip -= normal * np.einsum("ij,ij->i", slip, normal)[:, None]
-            amount = np.linalg.norm(slip, axis=1)
-            correction -= slip * np.minimum(1.0, friction * depth / np.maximum(amount, _TINY))[:, None]
+            amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
+            correction -= slip * _friction_shrink(amount, depth, friction, static)[:, None]
         share = 1.0 / (w[i] + w[j])
         both = np.concatenate((i, j))
         moves = np.concatenate(((w[i] * share)[:, None] * correction, -(w[j] * share)[:, None] * correction))
@@ -924,20 +1531,19 @@ class World:
         for axis in range(3):
             p[:, axis] += np.bincount(both, weights=moves[:, axis], minlength=n) / count
 
-    def _solve_contacts(self, p, start, free) -> None:
-        if self._ground is not None:
-            height, friction = self._ground
+    def _solve_contacts(self, p, start, free, ground: bool = True) -> None:
+        if ground and self._ground is not None:
+            height, friction, static = self._ground
             floor = height + self.particle_radius
             below = np.flatnonzero((p[:, 2] < floor) & free)
             if len(below):
                 depth = floor - p[below, 2]
                 p[below, 2] = floor
-                if friction > 0:
-                    # apply_friction with the normal +z: the tangential slip is the (x, y) motion.
+                if friction > 0 or static > 0:
+                    # Friction with the normal +z: the tangential slip is the (x, y) motion.
                     slip = p[below, :2] - start[below, :2]
                     amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
-                    shrink = np.minimum(1.0, friction * depth / np.maximum(amount, _TINY))
-                    slip *= shrink[:, None]
+                    slip *= _friction_shrink(amount, depth, friction, static)[:, None]
                     p[below, :2] -= slip
         for collider in self._colliders:
             collider.project(p, start, free, self.particle_radius)

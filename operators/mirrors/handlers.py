@@ -1,7 +1,8 @@
 """The handlers that keep every mirror in step with its focus objects, touching only what changed.
 
 - ``depsgraph_update_post`` reads the depsgraph's list of updated IDs: a mirror is rebuilt only when
-  one of its foci moved or the mirror itself was edited (a dirty set), never after a scan of every
+  one of its foci (or the mesh a curved plate is cut on) moved or changed, or the mirror itself was
+  edited (a dirty set), never after a scan of every
   object. Which objects are foci of which mirror is indexed once and re-indexed only when objects
   are added or removed, or after undo and file loads.
 - In the interface, a mirror whose focus is being dragged is rebuilt once the drag pauses
@@ -50,9 +51,11 @@ class _Index:
         for focus_set in self.by_focus.values():
             focus_set.discard(pointer)
         recipe = obj.procanim.mirror
-        for focus in (recipe.focus_1, recipe.focus_2):
-            if focus is not None:
-                self.by_focus.setdefault(focus.as_pointer(), set()).add(pointer)
+        # A curved plate cut on another object's mesh follows that object too (moved or edited).
+        support = recipe.support_object if recipe.support == "MESH" else None
+        for watched in (recipe.focus_1, recipe.focus_2, support):
+            if watched is not None and watched.as_pointer() != pointer:
+                self.by_focus.setdefault(watched.as_pointer(), set()).add(pointer)
 
     def objects(self, pointers) -> list[bpy.types.Object] | None:
         """The mirror objects, or None when one was renamed or replaced behind the index's back."""

@@ -2,6 +2,7 @@
 the helpers that create mirror and focus objects."""
 
 import math
+import zlib
 
 import bpy
 import numpy as np
@@ -184,7 +185,18 @@ def recipe_fingerprint(obj: bpy.types.Object) -> str:
     focus_names = tuple(
         f.name if f is not None else "" for f in (recipe.focus_1, recipe.focus_2, recipe.support_object)
     )
-    return repr((*values, focus_names))
+    return repr((*values, focus_names, _support_fingerprint(recipe)))
+
+
+def _support_fingerprint(recipe) -> tuple:
+    """Where the surface object of a plate cut on a mesh is and what shape it has (its world matrix
+    and a checksum of its vertices): moved or edited, the plate must be cut again."""
+    source = recipe.support_object
+    if recipe.support != "MESH" or source is None or source.type != "MESH":
+        return ()
+    matrix = tuple(round(value, 9) for row in source.matrix_world for value in row)
+    coordinates = np.ascontiguousarray(writers.mesh_vertices(source.data), dtype=np.float64)
+    return (matrix, len(coordinates), zlib.crc32(coordinates.tobytes()))
 
 
 def rebuild_mirror(obj: bpy.types.Object) -> None:

@@ -115,7 +115,7 @@ def test_bad_input_is_cancelled_and_leaves_the_scene_unchanged(dancer):
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
     before = data_counts()
     frame = bpy.context.scene.frame_current
-    with pytest.raises(RuntimeError, match="not supported"):
+    with pytest.raises(RuntimeError, match="not balanced yet"):
         bpy.ops.procanim.bake_balance(position="FIFTH_POSITION", weight_shift=True)
     assert data_counts() == before
     assert bpy.context.scene.frame_current == frame
@@ -239,10 +239,11 @@ def test_panel_draws_the_step_list(ext):
 def test_unbalanced_steps_bake_only_when_asked_and_report_the_fall(dancer):
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
     with pytest.raises(RuntimeError, match="cannot hold it yet"):
-        bpy.ops.procanim.bake_balance(sequence="first_position@0.5,demi_plie@3")
-    assert bpy.ops.procanim.bake_balance(sequence="first_position@0.5,demi_plie@3",
+        bpy.ops.procanim.bake_balance(sequence="first_position@0.5,releve@4")
+    assert bpy.ops.procanim.bake_balance(sequence="first_position@0.5,releve@4",
                                          allow_unbalanced=True) == {"FINISHED"}
-    assert bpy.context.active_object[dancer.DANCER_KEY + "_sequence"] == "first_position@0.5,demi_plie@3"
-    # The dancer falls during the plie: the bake ends at the fall, before the 3.5 s of the sequence.
+    assert bpy.context.active_object[dancer.DANCER_KEY + "_sequence"] == "first_position@0.5,releve@4"
+    # The dancer falls coming down from the releve on both feet: the bake ends at the fall, before
+    # the 4.5 s of the sequence.
     scene = bpy.context.scene
-    assert scene.frame_end - scene.frame_start < int(3.5 * scene.render.fps / scene.render.fps_base)
+    assert scene.frame_end - scene.frame_start < int(4.5 * scene.render.fps / scene.render.fps_base)

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import bpy
+import mathutils
 import numpy as np
 import pytest
 from conftest import data_counts, run_cli, view3d_override
@@ -399,3 +400,15 @@ def test_curved_fresnel_reflector_on_the_active_mesh_and_a_clear_error_without_o
     assert len(plate.data.polygons) > 100
     assert bpy.ops.procanim.trace_rays(ray_count=16, animate=False) == {"FINISHED"}
     assert plate.procanim.mirror.spot_rays > 0
+    # the plate follows its surface object: moved, it is cut again on the bowl where it now is
+    before = _world_vertices(plate)
+    bowl.location.z += 0.05
+    bpy.context.view_layer.update()
+    after = _world_vertices(plate)
+    assert len(after) != len(before) or not np.allclose(after, before, atol=1e-4)
+    # and edited (its mesh scaled about its origin): cut again on the new shape
+    bowl.data.transform(mathutils.Matrix.Scale(1.05, 4))
+    bowl.data.update()
+    bpy.context.view_layer.update()
+    edited = _world_vertices(plate)
+    assert len(edited) != len(after) or not np.allclose(edited, after, atol=1e-4)

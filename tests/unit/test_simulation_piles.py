@@ -87,3 +87,102 @@ def test_a_restored_snapshot_also_restores_who_is_asleep():
     assert world.sleeping.all() and world.inverse_masses.max() == 0.0
     world.restore(state)
     assert not world.sleeping.any() and world.inverse_masses.min() > 0.0
+
+
+# ------------------------------------------------------------------- friction: static and dynamic
+def _box_on_a_slope(degrees, friction, static_friction=None, speed=0.0, seconds=1.0):
+    """How far a 0.3 m box standing on the ground slides in ``seconds`` with gravity tilted by
+    ``degrees`` (the same as standing on a slope that steep), started at ``speed`` down the slope."""
+    settings = _settings(
+        round(24 * seconds), friction=friction, static_friction=static_friction, sleep_speed=0.0,
+        particle_radius=0.05,
+    )  # fmt: skip
+    world, _, _ = build_rigid_world([_cube(0.3, [0.0, 0.0, 0.15])], [], settings)
+    tilt = np.radians(degrees)
+    world.gravity = 9.81 * np.array([np.sin(tilt), 0.0, -np.cos(tilt)])
+    world.set_velocities([speed, 0.0, 0.0])
+    start = world.positions.mean(axis=0)
+    for _ in run_frames(world, settings, 1):
+        pass
+    return float(world.positions.mean(axis=0)[0] - start[0])
+
+
+def _slide(degrees, friction, speed, seconds=1.0):
+    """Coulomb's law: the distance a block sliding at ``speed`` covers on that slope in ``seconds``."""
+    tilt = np.radians(degrees)
+    acceleration = 9.81 * (np.sin(tilt) - friction * np.cos(tilt))
+    if acceleration >= 0:
+        return speed * seconds + 0.5 * acceleration * seconds**2
+    stop = min(seconds, speed / -acceleration)
+    return speed * stop + 0.5 * acceleration * stop**2
+
+
+def test_static_friction_holds_a_box_on_a_slope_steeper_than_its_dynamic_friction_allows():
+    # tan(25 deg) = 0.47: above the dynamic 0.3, below the static 0.6.
+    assert abs(_box_on_a_slope(25.0, friction=0.3, static_friction=0.6)) < 0.002
+    # With one coefficient of 0.3 it slides, at Coulomb's acceleration g (sin - 0.3 cos).
+    assert _box_on_a_slope(25.0, friction=0.3) == pytest.approx(_slide(25.0, 0.3, 0.0), rel=0.1)
+
+
+def test_once_sliding_a_box_obeys_the_dynamic_coefficient():
+    # Started at 1 m/s down the same slope, static friction 0.6 does not stop it: it speeds up.
+    assert _box_on_a_slope(25.0, 0.3, 0.6, speed=1.0) == pytest.approx(_slide(25.0, 0.3, 1.0), rel=0.1)
+    # On flat ground it stops after v^2 / (2 mu g): 17 cm at mu 0.3.
+    assert _box_on_a_slope(0.0, 0.3, speed=1.0) == pytest.approx(_slide(0.0, 0.3, 1.0), rel=0.1)
+
+
+def test_stacked_boxes_stand_still_without_sinking_into_each_other():
+    """Rigid contacts push along the faces' normals with the bodies' masses and inertia, so a stack of
+    three (each shifted 5 cm) holds level by level: no sinking, no jitter, no creeping."""
+    bodies = [_cube(0.3, [0.05 * k, 0.0, 0.15 + 0.4 * k]) for k in range(3)]
+    settings = _settings(48, sleep_speed=0.0, particle_radius=0.05)
+    world, _, offsets = build_rigid_world(bodies, [], settings)
+    start = world.positions
+    for _ in run_frames(world, settings, 1):
+        pass
+    end = world.positions
+    for k in range(3):
+        # Each rests a particle diameter (0.1 m) above the one below (and the first a radius up).
+        centre = end[offsets[k] : offsets[k + 1]].mean(axis=0)
+        assert centre[2] == pytest.approx(0.2 + 0.4 * k, abs=0.01)
+        assert np.abs(end[offsets[k] : offsets[k + 1]] - start[offsets[k] : offsets[k + 1]]).max() < 0.01
+
+
+# ----------------------------------------------------------------------------------------- pouring
+def test_a_pour_releases_one_body_after_another_lowest_first_and_only_when_its_spot_is_clear():
+    # Three cubes waiting at one spout, overlapping: released every 2 frames if the spot is clear.
+    bodies = [_cube(0.3, [0.0, 0.0, 1.5 + 0.001 * k]) for k in (2, 0, 1)]
+    settings = _settings(48, pour_interval=2, particle_radius=0.05)
+    world, _, offsets = build_rigid_world(bodies, [], settings)
+    start = world.positions
+    released = {}
+    for frame, positions in run_frames(world, settings, 1):
+        for k in range(3):
+            moved = np.abs(positions[offsets[k] : offsets[k + 1]] - start[offsets[k] : offsets[k + 1]]).max()
+            if k not in released and moved > 0:
+                released[k] = frame
+            if k not in released:
+                assert not world.held[k] or moved == 0.0  # a waiting body stays exactly where it is
+    assert sorted(released, key=released.get) == [1, 2, 0]  # lowest first
+    # Each waits at least the interval, and longer while the previous one is still in its way.
+    assert released[2] - released[1] >= 2 and released[0] - released[2] >= 2
+    tops = [positions[offsets[k] : offsets[k + 1], 2].max() for k in range(3)]
+    assert sorted(tops) == pytest.approx([0.35, 0.75, 1.15], abs=0.03)  # a stack, nothing flung away
+
+
+def test_sleeping_bodies_are_left_out_of_shape_matching_and_the_contact_search():
+    bodies = [_cube(0.3, [0.5 * k, 0.0, 0.15]) for k in range(4)]
+    settings = _settings(24, particle_radius=0.05)
+    world, _, _ = build_rigid_world(bodies, [], settings)
+    for _ in run_frames(world, settings, 1):
+        pass
+    assert world.sleeping.all()
+    clusters, awake, held = world._awake()
+    assert clusters is None and not awake.any() and not held.any()  # no shape matching at all
+    # Touching sleepers are not searched against each other: no candidate pairs while all sleep.
+    touching = [_cube(0.3, [0.0, 0.0, 0.15]), _cube(0.3, [0.0, 0.0, 0.55])]
+    world, _, _ = build_rigid_world(touching, [], settings)
+    assert len(world._particle_pairs(world.positions, 0.01)) > 0
+    for _ in run_frames(world, settings, 1):
+        pass
+    assert world.sleeping.all() and len(world._particle_pairs(world.positions, 0.01)) == 0

@@ -43,8 +43,9 @@ def _drop(subdivisions: int, settings: SimulationSettings = CLOTH_LIKE):
 
 @pytest.mark.parametrize("subdivisions", [3, 4, 5, 6])  # 642, 2,562, 10,242, 40,962 vertices
 def test_cloth_like_ball_keeps_impact_stretch_under_ten_percent(subdivisions):
-    """CPU time: about 0.2, 0.8, 5 and 35 s (the 40,962-vertex ball takes up to the 500-substep maximum
-    on its impact frames and ends at 9.5%)."""
+    """CPU time: about 0.2, 0.8, 5 and 45 s (the 40,962-vertex ball takes about 950 substeps on its
+    impact frames, under its ceiling of twice its own estimate, and ends at 6.5%; at the old fixed
+    ceiling of 500 it ended at 9.5% in the core and 13% through the operator)."""
     stretch, lowest, log = _drop(subdivisions)
     assert lowest.min() == pytest.approx(0.02, abs=2e-3)  # it did hit the ground (particle radius)
     assert stretch.max() < 0.10
@@ -148,10 +149,12 @@ def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_withou
     settings = SimulationSettings(frame_count=60, auto_substeps=True, min_substeps=20)
     world, lowest = _plank_on_plank(settings)
     assert world.particle_radius == pytest.approx(0.005)
-    # The lower plank spans z 0..0.01: the falling one never reaches its middle, and ends resting on it
-    # (its 5 mm particles settle a little into the gaps between the lower plank's samples).
+    # The lower plank spans z 0..0.01: the falling one never reaches its middle, and ends resting on it.
+    # Rigid contacts push along the planks' face normals, so its 5 mm samples rest one diameter above
+    # the lower plank's top samples (0.015: lifted a radius off the ground) instead of sinking into
+    # the gaps between them.
     assert lowest.min() > 0.011
-    assert 0.011 < lowest[-1] < 0.021
+    assert lowest[-1] == pytest.approx(0.025, abs=0.002)
     assert np.abs(world.velocities).max() < 0.01
 
 
@@ -160,4 +163,4 @@ def test_at_a_fixed_twenty_substeps_the_same_plank_tunnels():
     lower plank awake; asleep, it is immovable and happens to hold this one)."""
     settings = SimulationSettings(frame_count=40, substeps=20, sleep_speed=0.0)
     _, lowest = _plank_on_plank(settings)
-    assert lowest[-1] < 0.006  # on the floor, under the other plank
+    assert lowest.min() < 0.0075  # down on the floor (5 mm particles), through the other plank
