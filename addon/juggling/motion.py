@@ -1293,12 +1293,10 @@ class _Planner:
             path = path_of.get(id(following)) if following.kind == "throw" else None
             if path is None or len(path.points) <= 2:
                 continue
-            # Interior dwell path points, timed by chord length between catch and throw.
             gap = (following.time - event.time) % self.period
-            local = self.body.hand_frame_to_local(side, np.array(path.points[1:-1]))
-            chain = [event.position, *(self._world(juggler, p) for p in local), following.position]
-            lengths = np.linalg.norm(np.diff(np.array(chain), axis=0), axis=-1) + 1e-9
-            stamps = event.time + gap * np.cumsum(lengths)[:-1] / lengths.sum()
+            chain, stamps = self._dwell_path_points(
+                juggler, side, path, event.time, event.position, gap, following.position
+            )
             for stamp, point in zip(stamps, chain[1:-1], strict=True):
                 conditions.append(HandEvent(float(stamp), "point", point))
         # The hand dips at most _MAX_DIP under its lowest event, and never lower than the arm
@@ -1306,6 +1304,16 @@ class _Planner:
         lowest = max(self._reach_floor(hand, e.position) for e in events)
         floor = max(min(float(e.position[2]) for e in events) - _MAX_DIP, lowest)
         return plan_hand_path(conditions, self.period, self.tau, self.max_hand_acceleration, floor)
+
+    def _dwell_path_points(
+        self, juggler: int, side: int, path: DwellPath, start: float, catch: Array, gap: float, throw: Array
+    ) -> tuple[list[Array], Array]:
+        """A dwell path's points from ``catch`` to ``throw`` (world) and the times of its interior
+        points, spread over ``gap`` seconds by chord length."""
+        local = self.body.hand_frame_to_local(side, np.array(path.points[1:-1]))
+        chain = [catch, *(self._world(juggler, p) for p in local), throw]
+        lengths = np.linalg.norm(np.diff(np.array(chain), axis=0), axis=-1) + 1e-9
+        return chain, start + gap * np.cumsum(lengths)[:-1] / lengths.sum()
 
     def _hand_spline(
         self,
@@ -1342,30 +1350,20 @@ class _Planner:
             path = path_of.get(id(next_event)) if next_event.kind == "throw" else None
             if event.kind == "catch" and path is not None and len(path.points) > 2:
                 # Interior dwell path points, timed by chord length between catch and throw.
-                local = self.body.hand_frame_to_local(side, np.array(path.points[1:-1]))
-                interior = [self._world(juggler, p) for p in local]
-                chain = [p_a, *interior, p_b]
-                lengths = np.linalg.norm(np.diff(np.array(chain), axis=0), axis=-1) + 1e-9
-                stamps = t_a + gap * np.cumsum(lengths)[:-1] / lengths.sum()
+                chain, stamps = self._dwell_path_points(juggler, side, path, t_a, p_a, gap, p_b)
+                interior = chain[1:-1]
                 all_t = [t_a, *stamps, t_b]
                 for m, (stamp, point) in enumerate(zip(stamps, interior, strict=True), start=1):
                     velocity = (chain[m + 1] - chain[m - 1]) / (all_t[m + 1] - all_t[m - 1])
                     out_t.append(float(stamp))
                     out_p.append(point)
                     out_v.append(velocity)
-            elif event.kind == "catch" and next_event.kind == "throw" and gap <= _LONG_DWELL:
+            else:
                 # Also for a two-point dwell path: it fixes the ends, the scoop stays ours.
-                bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
-                if bottom is not None:
-                    out_t.append(bottom[0])
-                    out_p.append(bottom[1])
-                    out_v.append(bottom[2])
-            elif gap > _LONG_GAP:
-                # A long wait: ease out of the last event, rest, ease into the next one.
-                delta = min(_FOLLOW_THROUGH, gap / 3)
-                out_t += [t_a + delta, t_b - delta]
-                out_p += [p_a + v_a * delta / 2, p_b - v_b * delta / 2]
-                out_v += [np.zeros(3), np.zeros(3)]
+                for knot in between_events(event.kind, next_event.kind, t_a, p_a, v_a, t_b, p_b, v_b):
+                    out_t.append(knot[0])
+                    out_p.append(knot[1])
+                    out_v.append(knot[2])
         return PeriodicSpline(np.array(out_t), np.array(out_p), np.array(out_v), self.period)
 
     def _prop_tracks(
@@ -1484,6 +1482,25 @@ class _Planner:
             )
         ]
         return _make_track(rows, period)
+
+
+def between_events(
+    kind: str, next_kind: str, t_a: float, p_a: Array, v_a: Array, t_b: float, p_b: Array, v_b: Array
+) -> list[tuple[float, Array, Array]]:
+    """Hermite knots ProcAnim adds between two events of a hand: a scoop bottom when it carries a prop
+    from a catch to a fast throw, a rest in the middle of a long empty wait."""
+    gap = t_b - t_a
+    if kind == "catch" and next_kind == "throw" and gap <= _LONG_DWELL:
+        bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
+        return [] if bottom is None else [bottom]
+    if gap > _LONG_GAP:
+        # Ease out of the last event, rest, ease into the next one.
+        delta = min(_FOLLOW_THROUGH, gap / 3)
+        return [
+            (t_a + delta, p_a + v_a * delta / 2, np.zeros(3)),
+            (t_b - delta, p_b - v_b * delta / 2, np.zeros(3)),
+        ]
+    return []
 
 
 def _scoop_bottom(
