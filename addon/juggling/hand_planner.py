@@ -288,11 +288,12 @@ def _solve(rows: Array, rhs: Array, cells: int, cap: float, heights: Array, floo
             np.concatenate([by_cell, gradient[:, :, None]], axis=2),
         )
         toward_rows, toward_gradient = pieces[:, :, :-1], pieces[:, :, -1]
-        schur = np.einsum("nim,nil->ml", by_cell, toward_rows)
+        flat = toward_rows.reshape(-1, toward_rows.shape[-1])
+        schur = by_cell.reshape(-1, by_cell.shape[-1]).T @ flat
         error = rhs - np.einsum("nim,ni->m", by_cell, b)
-        multipliers = np.linalg.lstsq(
-            schur, -(error + np.einsum("nim,ni->m", by_cell, toward_gradient)), rcond=None
-        )[0]
+        # Symmetric positive definite (independent conditions); a whisker of ridge for safety.
+        schur[np.diag_indices_from(schur)] += 1e-12 * np.trace(schur) / len(schur)
+        multipliers = _spd_solve(schur, -(error + np.einsum("nim,ni->m", by_cell, toward_gradient)))
         step = -(toward_gradient + np.einsum("nim,m->ni", toward_rows, multipliers))
         if iteration == 0:
             b, value = b + step, cost(b + step)  # the first step lands on the conditions
@@ -317,9 +318,28 @@ def _apply_inverse(inverse: Array, soft: Array, v: Array) -> Array:
         return first
     projected = np.einsum("kn,nc->kc", soft, first[:, 2, :])
     column = inverse[:, :, 2]  # D^-1 e_z per cell (N, 3)
-    small = np.eye(len(soft)) + np.einsum("kn,n,ln->kl", soft, column[:, 2], soft)
-    solved = np.linalg.solve(small, projected)  # (k, c)
-    return first - np.einsum("ni,kn,kc->nic", column, soft, solved)
+    small = np.eye(len(soft)) + (soft * column[:, 2]) @ soft.T
+    solved = _spd_solve(small, projected)  # (k, c)
+    return first - column[:, :, None] * (soft.T @ solved)[:, None, :]
+
+
+def _spd_solve(matrix: Array, right: Array) -> Array:
+    """``matrix^-1 right`` for a symmetric positive definite ``matrix`` (Cholesky, in numpy row
+    operations: LAPACK's threaded solver is tens of times slower on these small systems when the
+    machine is busy)."""
+    lower = np.array(matrix, dtype=np.float64)
+    size = len(lower)
+    for j in range(size):
+        lower[j:, j] /= math.sqrt(lower[j, j])
+        column = lower[j + 1 :, j]
+        lower[j + 1 :, j + 1 :] -= column[:, None] * column[None, :]
+    lower = np.tril(lower)
+    out = np.array(right, dtype=np.float64)
+    for j in range(size):
+        out[j] = (out[j] - lower[j, :j] @ out[:j]) / lower[j, j]
+    for j in range(size - 1, -1, -1):
+        out[j] = (out[j] - lower[j + 1 :, j] @ out[j + 1 :]) / lower[j, j]
+    return out
 
 
 def _spline(accel: Array, start: float, step: float, period: float, p0: Array, v0: Array) -> PeriodicSpline:
