@@ -291,9 +291,11 @@ def _solve(rows: Array, rhs: Array, cells: int, cap: float, heights: Array, floo
         flat = toward_rows.reshape(-1, toward_rows.shape[-1])
         schur = by_cell.reshape(-1, by_cell.shape[-1]).T @ flat
         error = rhs - np.einsum("nim,ni->m", by_cell, b)
-        # Symmetric positive definite (independent conditions); a whisker of ridge for safety.
-        schur[np.diag_indices_from(schur)] += 1e-12 * np.trace(schur) / len(schur)
-        multipliers = _spd_solve(schur, -(error + np.einsum("nim,ni->m", by_cell, toward_gradient)))
+        right = -(error + np.einsum("nim,ni->m", by_cell, toward_gradient))
+        try:
+            multipliers = _spd_solve(schur, right)  # positive definite for independent conditions
+        except ArithmeticError:
+            multipliers = np.linalg.lstsq(schur, right, rcond=None)[0]
         step = -(toward_gradient + np.einsum("nim,m->ni", toward_rows, multipliers))
         if iteration == 0:
             b, value = b + step, cost(b + step)  # the first step lands on the conditions
@@ -326,10 +328,12 @@ def _apply_inverse(inverse: Array, soft: Array, v: Array) -> Array:
 def _spd_solve(matrix: Array, right: Array) -> Array:
     """``matrix^-1 right`` for a symmetric positive definite ``matrix`` (Cholesky, in numpy row
     operations: LAPACK's threaded solver is tens of times slower on these small systems when the
-    machine is busy)."""
+    machine is busy). Raises ``ArithmeticError`` if ``matrix`` is not positive definite."""
     lower = np.array(matrix, dtype=np.float64)
     size = len(lower)
     for j in range(size):
+        if not lower[j, j] > 1e-13 * abs(matrix[j, j]):
+            raise ArithmeticError("not positive definite")
         lower[j:, j] /= math.sqrt(lower[j, j])
         column = lower[j + 1 :, j]
         lower[j + 1 :, j + 1 :] -= column[:, None] * column[None, :]
