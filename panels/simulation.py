@@ -6,7 +6,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, FloatProperty
 
-from ..operators.simulation import _RopeProperties, _SoftBodyProperties
+from ..operators.simulation import _RigidPileProperties, _RopeProperties, _SoftBodyProperties
 from .common import GeneratorPanel, copy_settings, draw_presets, preset_menu
 
 
@@ -27,7 +27,7 @@ SimulationSettings = type(
     (bpy.types.PropertyGroup,),
     {
         "__doc__": "Sidebar settings of the simulation bakes (copied into the operators by name)",
-        "__annotations__": _annotations_of(_SoftBodyProperties, _RopeProperties),
+        "__annotations__": _annotations_of(_SoftBodyProperties, _RigidPileProperties, _RopeProperties),
     },
 )
 
@@ -96,7 +96,12 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         if settings.cache_mode == "PC2":
             soft.prop(settings, "cache_directory")
         copy_settings(settings, soft.operator("procanim.bake_softbody", icon="RENDER_ANIMATION"))
-        copy_settings(settings, layout.operator("procanim.bake_rigid_pile", icon="RIGID_BODY"))
+        rigid = layout.box().column()
+        rigid.use_property_split = True
+        rigid.label(text="Rigid Pile", icon="RIGID_BODY")
+        rigid.prop(settings, "static_friction")
+        rigid.prop(settings, "pour_interval")
+        copy_settings(settings, rigid.operator("procanim.bake_rigid_pile", icon="RIGID_BODY"))
 
         rope = layout.box().column()
         rope.use_property_split = True

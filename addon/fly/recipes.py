@@ -16,11 +16,24 @@ import numpy as np
 
 from .errors import FlyError
 from .genome import Genome, save_genome
+from .steering import SteeringGains
 from .training import Evaluator, TrainingConfig, new_population, train_steps
 
 RECIPE_FILE = Path(__file__).resolve().parents[2] / "presets" / "fly" / "recipes.toml"
 GENOME_DIR = RECIPE_FILE.parent
 _SETTINGS = {field.name for field in fields(TrainingConfig)}
+
+
+@dataclass(frozen=True)
+class SteeringBuild:
+    """A genome built rather than evolved (``[name.build]`` in recipes.toml): the steering fly
+    constructed on an evolved hover genome (:mod:`addon.fly.steering`)."""
+
+    hover: str  # genome file (name in presets/fly, or a path) whose network flies the vertical plane
+    gains: SteeringGains
+
+    def settings(self) -> dict:
+        return {"hover": self.hover, **self.gains.settings()}
 
 
 @dataclass(frozen=True)
@@ -30,9 +43,14 @@ class Recipe:
     seed: int
     stages: tuple[TrainingConfig, ...]
     description: str = ""
+    build: SteeringBuild | None = None
 
     def settings(self) -> dict:
-        return {"recipe": self.name, "seed": self.seed, "stages": [stage.settings() for stage in self.stages]}
+        stages = [stage.settings() for stage in self.stages]
+        settings = {"recipe": self.name, "seed": self.seed, "stages": stages}
+        if self.build is not None:
+            settings["build"] = self.build.settings()
+        return settings
 
     def shortened(self, population: int = 6, generations: int = 2, duration: float = 0.05) -> Recipe:
         """The same schedule, tiny (for the determinism test)."""
@@ -45,7 +63,11 @@ class Recipe:
             )
             for stage in self.stages
         )
-        return replace(self, stages=stages)
+        build = self.build
+        if build is not None:
+            short_gains = replace(build.gains, settle=duration, evaluation=duration, calibrations=1)
+            build = replace(build, gains=short_gains)
+        return replace(self, stages=stages, build=build)
 
 
 def load_recipes(path: str | Path = RECIPE_FILE) -> dict[str, Recipe]:
@@ -56,9 +78,12 @@ def load_recipes(path: str | Path = RECIPE_FILE) -> dict[str, Recipe]:
         raise FlyError(f"Cannot read the genome recipes '{source.name}': {error}") from error
     recipes = {}
     for name, table in data.items():
-        stages = table.get("stage")
-        if not isinstance(stages, list) or not stages or "file" not in table or "seed" not in table:
-            raise FlyError(f"Recipe '{name}' needs a file, a seed and at least one [[{name}.stage]]")
+        stages = table.get("stage", [])
+        build = _steering_build(name, table.get("build"))
+        if not isinstance(stages, list) or bool(stages) == bool(build) or not {"file", "seed"} <= set(table):
+            raise FlyError(
+                f"Recipe '{name}' needs a file, a seed and either [[{name}.stage]] tables or a [{name}.build]"
+            )
         configs = []
         for index, stage in enumerate(stages, 1):
             unknown = set(stage) - _SETTINGS
@@ -69,12 +94,46 @@ def load_recipes(path: str | Path = RECIPE_FILE) -> dict[str, Recipe]:
             config = TrainingConfig(**{**stage, "seed": int(table["seed"])})
             config.check()
             configs.append(config)
-        if len({(c.control, c.asymmetric, c.fly_size, c.aero) for c in configs}) != 1:
+        if len({(c.control, c.asymmetric, c.fly_size, c.aero) for c in configs}) > 1:
             raise FlyError(f"Recipe '{name}': every stage must train the same fly (mode, wings, size, aero)")
         recipes[name] = Recipe(
-            name, str(table["file"]), int(table["seed"]), tuple(configs), table.get("description", "")
+            name, str(table["file"]), int(table["seed"]), tuple(configs), table.get("description", ""), build
         )
     return recipes
+
+
+def _steering_build(name: str, table) -> SteeringBuild | None:
+    if table is None:
+        return None
+    known = {field.name for field in fields(SteeringGains)} | {"hover"}
+    unknown = set(table) - known if isinstance(table, dict) else set()
+    if not isinstance(table, dict) or unknown or "hover" not in table:
+        raise FlyError(
+            f"Recipe '{name}' build needs a hover genome and known settings"
+            + (f"; unknown: {', '.join(sorted(unknown))}" if unknown else "")
+        )
+    gains = SteeringGains(**{key: value for key, value in table.items() if key != "hover"})
+    gains.check()
+    return SteeringBuild(str(table["hover"]), gains)
+
+
+def build_recipe(recipe: Recipe, progress: Callable[[str], None] | None = None) -> tuple[Genome, float]:
+    """Build a ``[name.build]`` recipe's genome (no evolution) and its recorded fitness."""
+    from .genome import load_genome
+    from .steering import build_steering, steering_layers
+
+    hover = load_genome(genome_path(recipe.build.hover))
+    if progress is not None:
+        progress(f"{recipe.name}: building the steering network on {Path(recipe.build.hover).name}")
+    weights, fitness = build_steering(hover.weights, recipe.build.gains, recipe.seed)
+    layers = steering_layers(recipe.build.gains)
+    return Genome(weights, layers, "tanh", hover.aero, hover.size), fitness
+
+
+def genome_path(name: str) -> Path:
+    """A genome file named in a recipe: a path, or a name in presets/fly."""
+    path = Path(name)
+    return path if path.is_absolute() or path.exists() else GENOME_DIR / name
 
 
 def train_recipe(
@@ -83,6 +142,8 @@ def train_recipe(
     progress: Callable[[str], None] | None = None,
 ) -> tuple[Genome, float]:
     """Run every stage on one population; returns the best genome of the last stage and its fitness."""
+    if recipe.build is not None:
+        return build_recipe(recipe, progress)
     population = new_population(recipe.stages[0])
     result = None
     for number, config in enumerate(recipe.stages, 1):
@@ -123,7 +184,10 @@ def write_genomes(
             replace(stage, seed_genome=str(fresh[stage.seed_genome])) if stage.seed_genome in fresh else stage
             for stage in recipe.stages
         )
-        genome, fitness = train_recipe(replace(recipe, stages=stages), evaluate, progress)
+        build = recipe.build
+        if build is not None and build.hover in fresh:
+            build = replace(build, hover=str(fresh[build.hover]))
+        genome, fitness = train_recipe(replace(recipe, stages=stages, build=build), evaluate, progress)
         written.append(
             save_genome(
                 genome,

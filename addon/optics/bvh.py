@@ -10,7 +10,10 @@ force uses too, so both agree ray for ray (ties between triangles sharing an edg
 face index, as with the brute force).
 
 Many rays from one point (a trace from a focus) go through a fan grid instead: triangles binned by
-their projection seen from that point, one cell lookup per ray (:class:`_FanGrid`).
+their projection seen from that point, one cell lookup per ray (:class:`_FanGrid`). A mesh with a
+:class:`RingLayout` (a flat Fresnel plate: its plane and foci) is binned along its zone rings, and
+rays from anywhere go through a grid over its own thin slab (:class:`_SlabGrid`); the tree answers
+what those grids leave. Every path ends in :func:`ray_triangle_hits`: the same hits, bit for bit.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ _FAN_MIN_RAYS = 2048
 #: Hits closer than this (metres) are ignored: the ray's own starting surface.
 MIN_DISTANCE = 1e-9
 _CHUNK = 16384
+#: Rays per batch through the grids: the (ray, triangle) pair arrays stay in the L2 cache.
 _FAN_CHUNK = 4096
 
 
@@ -128,6 +132,13 @@ def _unit_columns(vectors: np.ndarray) -> np.ndarray:
     """Columns of ``(3, N)`` scaled to unit length (zero columns stay zero)."""
     length = np.linalg.norm(vectors, axis=0)
     return vectors / np.where(length > 0.0, length, 1.0)
+
+
+def _ragged_index(counts: np.ndarray) -> np.ndarray:
+    """0, 1, .., counts[0] - 1, 0, 1, .., counts[1] - 1, ...: each item's place within its group."""
+    counts = counts.astype(np.int32)  # entry counts stay far below 2**31
+    ends = np.cumsum(counts, dtype=np.int32)
+    return np.arange(ends[-1] if len(ends) else 0, dtype=np.int32) - np.repeat(ends - counts, counts)
 
 
 def _radix_order(keys: np.ndarray) -> np.ndarray:
@@ -405,15 +416,17 @@ class _RingCells:
         first_sector = np.where(around, 0, first_sector)
         sector_count = np.where(around, sectors, np.minimum(last_sector - first_sector + 1, sectors))
         first_ring = first_ring.astype(np.int64)
+        self.first_rings = first_ring.astype(np.int32)  # each triangle's lowest ring
         ring_count = last_ring.astype(np.int64) - first_ring + 1
-        counts = sector_count * ring_count
-        faces = np.repeat(np.arange(tree.face_count), counts)
-        local = np.arange(len(faces)) - np.repeat(np.cumsum(counts) - counts, counts)
-        ring_count = np.repeat(ring_count, counts)
-        sector = (np.repeat(first_sector, counts) + local // ring_count) % sectors
-        cell = sector * rings + np.repeat(first_ring, counts) + local % ring_count
-        order = _radix_order(cell) if sectors * rings < 1 << 32 else np.argsort(cell, kind="stable")
-        self.faces = faces[order].astype(np.int32)
+        # Each triangle's sectors, then each (triangle, sector)'s rings: no integer division per entry.
+        owner = np.repeat(np.arange(tree.face_count, dtype=np.int32), sector_count)
+        sector = (first_sector[owner] + _ragged_index(sector_count)) % sectors
+        base = (sector * rings + first_ring[owner]).astype(np.int32)
+        ring_count = ring_count[owner].astype(np.int32)
+        cell = np.repeat(base, ring_count) + _ragged_index(ring_count)
+        faces = np.repeat(owner, ring_count)
+        order = _radix_order(cell) if sectors * rings < 1 << 31 else np.argsort(cell, kind="stable")
+        self.faces = faces[order]
         self.start = np.zeros(sectors * rings + 1, dtype=np.int64)
         np.cumsum(np.bincount(cell, minlength=sectors * rings), out=self.start[1:])
 
@@ -559,9 +572,13 @@ class _SlabGrid:
         owner = np.repeat(np.arange(len(rows)), cell_count)
         local = np.arange(len(owner)) - np.repeat(np.cumsum(cell_count) - cell_count, cell_count)
         sector = (first_sector[keep].astype(np.int64)[owner] + local // ring_count[owner]) % cells.sectors
-        ring = first_ring[keep].astype(np.int64)[owner] + local % ring_count[owner]
+        lowest = first_ring[keep].astype(np.int64)[owner]
+        ring = lowest + local % ring_count[owner]
         counts, faces = cells.members(sector, ring)
-        return np.repeat(rows[owner], counts), faces, np.sort(tree_rows)
+        # A triangle spanning several of a ray's rings in one sector is tested once: from the lowest
+        # ring both share.
+        once = np.repeat(ring, counts) == np.maximum(np.repeat(lowest, counts), cells.first_rings[faces])
+        return np.repeat(rows[owner], counts)[once], faces[once], np.sort(tree_rows)
 
     def intersect(self, tree: TriangleBVH, origins, directions) -> tuple[np.ndarray, np.ndarray]:
         count = len(origins)

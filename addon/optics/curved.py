@@ -15,7 +15,7 @@ import numpy as np
 
 from .ellipsoid import as_point, ellipsoid_from_path_length
 from .errors import OpticsError
-from .mesh import RISERS, STEP_FACE, Mesh, _confocal_normals, _orient, facet_normals
+from .mesh import RISERS, STEP_FACE, Mesh, _confocal_normals, _orient, compact_mesh, facet_normals
 
 
 def vertex_normals(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
@@ -264,15 +264,11 @@ def curved_fresnel_reflector(
     tangential = gradient - np.einsum("ij,ij->i", gradient, support_normals)[:, None] * support_normals
     slope = float(np.median(np.linalg.norm(tangential, axis=1)))
     width = float(levels[1] - levels[0]) / max(slope, 1e-12)
-    used = np.zeros(len(lifted), dtype=bool)
-    used[mesh_faces.ravel()] = True
-    remap = np.cumsum(used) - 1
-    return Mesh(
-        vertices=lifted[used],
-        faces=remap[mesh_faces],
+    return compact_mesh(
+        lifted,
+        mesh_faces,
         normals=mesh_normals,
         face_zone=face_zone,
-        vertex_normals=None,
         zone_width=width,
         zone_count=zone_count,
         corner_normals=corners,

@@ -51,6 +51,14 @@ class Mesh:
         return None
 
 
+def compact_mesh(vertices: np.ndarray, faces: np.ndarray, **fields) -> Mesh:
+    """A :class:`Mesh` of only the vertices its faces use (faces renumbered); ``fields`` are the rest."""
+    used = np.zeros(len(vertices), dtype=bool)
+    used[faces.ravel()] = True
+    remap = np.cumsum(used) - 1
+    return Mesh(vertices=vertices[used], faces=remap[faces], **fields)
+
+
 def facet_normals(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Geometric unit normals (by winding) and areas of triangles."""
     corners = vertices[faces]
@@ -411,15 +419,11 @@ def fresnel_reflector(
     corners = _confocal_normals(vertices[faces].reshape(-1, 3), first, second).reshape(-1, 3, 3)
     corners[walls] = normals[walls][:, None, :]
 
-    used = np.zeros(len(vertices), dtype=bool)
-    used[faces.ravel()] = True
-    remap = np.cumsum(used) - 1
-    return Mesh(
-        vertices=vertices[used],
-        faces=remap[faces],
+    return compact_mesh(
+        vertices,
+        faces,
         normals=normals,
         face_zone=face_zone,
-        vertex_normals=None,
         zone_width=span / zone_count,
         zone_count=zone_count,
         corner_normals=corners,
@@ -463,15 +467,11 @@ def _louvres(first, second, origin, normal, radius, angles, wrap, ellipsoids, sl
     normals = _confocal_normals(vertices[faces].mean(axis=1), first, second)
     faces = _orient(vertices, faces, normals)
     corners = _confocal_normals(vertices[faces].reshape(-1, 3), first, second).reshape(-1, 3, 3)
-    used = np.zeros(len(vertices), dtype=bool)
-    used[faces.ravel()] = True
-    remap = np.cumsum(used) - 1
-    return Mesh(
-        vertices=vertices[used],
-        faces=remap[faces],
+    return compact_mesh(
+        vertices,
+        faces,
         normals=normals,
         face_zone=face_zone,
-        vertex_normals=None,
         zone_width=span / len(ellipsoids),
         zone_count=len(ellipsoids),
         corner_normals=corners,

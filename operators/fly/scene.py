@@ -267,12 +267,14 @@ def add_looping_target(
     frames = scene.frame_start + np.arange(int(duration * fps) + 2)
     time = (frames - scene.frame_start) / fps
     if model.asymmetric:
-        reach = 0.04 if model.size == "fruit_fly" else 0.25
+        # the fruit fly's steering genome closes in at 1-2 cm/s: a 2 cm loop at half speed (about
+        # 1 cm/s) keeps it within about 7 mm of the bead, a 4 cm one at full speed 2-3 cm behind
+        reach, period = (0.02, 12.0) if model.size == "fruit_fly" else (0.25, 6.0)
         path = np.stack(
             [
-                reach * np.sin(2 * np.pi * time / 6.0),
-                reach * 0.8 * np.sin(2 * np.pi * time / 4.0),
-                1.0 + reach * 0.5 * np.sin(4 * np.pi * time / 6.0 + 0.5) - reach * 0.5 * np.sin(0.5),
+                reach * np.sin(2 * np.pi * time / period),
+                reach * 0.8 * np.sin(3 * np.pi * time / period),
+                1.0 + reach * 0.5 * np.sin(4 * np.pi * time / period + 0.5) - reach * 0.5 * np.sin(0.5),
             ],
             axis=1,
         )

@@ -33,6 +33,19 @@ def add_cli(subparsers) -> None:
         "--preset", help="a preset of presets/simulation.toml (jelly, rubber, rope, chain, stiff)"
     )
     parser.add_argument("--cubes", type=int, default=None, help="pile: how many cubes to pour")
+    parser.add_argument("--friction", type=float, default=None, help="friction while sliding (dynamic)")
+    parser.add_argument(
+        "--particle-radius", type=float, default=None, help="collision radius of the particles (m)"
+    )
+    parser.add_argument(
+        "--static-friction", type=float, default=None, help="pile: friction to start sliding (static)"
+    )
+    parser.add_argument(
+        "--pour-interval",
+        type=int,
+        default=None,
+        help="pile: frames between one cube's drop and the next (default: the demo's; 0 drops all at once)",
+    )
     parser.set_defaults(run=_cli_simulate)
 
 
@@ -45,6 +58,9 @@ def _cli_simulate(args, context) -> None:
         settings.substeps = args.substeps
         settings.auto_substeps = False
     settings.solver = args.solver
+    for key in ("friction", "static_friction", "particle_radius"):
+        if getattr(args, key) is not None:
+            setattr(settings, key, getattr(args, key))
     shared = {key: getattr(settings, key) for key in _SolverProperties.__annotations__}
     automatic = {key: getattr(settings, key) for key in ("auto_substeps", "max_stretch")}
     writers.set_frame_range(context.scene, 1, args.length)
@@ -53,7 +69,10 @@ def _cli_simulate(args, context) -> None:
         return
     if args.scene == "pile":
         call_operator("procanim.add_rigid_pile_demo", **({"count": args.cubes} if args.cubes else {}))
-        call_operator("procanim.bake_rigid_pile", **shared, **automatic)
+        if args.pour_interval is not None:  # after the demo, which sets its own
+            settings.pour_interval = args.pour_interval
+        pile = {key: getattr(settings, key) for key in ("static_friction", "pour_interval")}
+        call_operator("procanim.bake_rigid_pile", **shared, **automatic, **pile)
         return
     folder = "" if args.out is None else str(args.out.resolve().parent / f"{args.out.stem}_cache")
     soft = {

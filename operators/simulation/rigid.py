@@ -2,7 +2,7 @@
 
 import bpy
 import numpy as np
-from bpy.props import FloatProperty, IntProperty
+from bpy.props import EnumProperty, FloatProperty, IntProperty
 
 from ...addon.quaternions import from_matrix as matrix_to_quaternion
 from ...addon.simulation.budget import check_bake_size
@@ -20,7 +20,7 @@ from .blender_data import (
     collider_surfaces,
     selected_meshes,
 )
-from .properties import _AutoSubstepProperties, simulation_settings
+from .properties import _RigidPileProperties, simulation_settings
 
 # --------------------------------------------------------------------------- rigid piles
 
@@ -33,7 +33,7 @@ def _decompose(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return locations, matrix_to_quaternion(rotations), scales
 
 
-class PROCANIM_OT_bake_rigid_pile(_AutoSubstepProperties, BakeOperator, bpy.types.Operator):
+class PROCANIM_OT_bake_rigid_pile(_RigidPileProperties, BakeOperator, bpy.types.Operator):
     """Drop the selected meshes as rigid bodies (shape-matched clusters) and key their motion"""
 
     bl_idname = "procanim.bake_rigid_pile"
@@ -94,8 +94,17 @@ class PROCANIM_OT_bake_rigid_pile(_AutoSubstepProperties, BakeOperator, bpy.type
         return {"FINISHED"}
 
 
+ARRANGEMENTS = (
+    ("POUR", "Pour", "Cubes waiting at one spout above the floor, poured one after another into a heap"),
+    ("STACK", "Stack", "A tumbling column of cubes, all dropped at once"),
+)
+# Frames between two cubes of a pour: each has fallen about its own size before the next one follows.
+DEMO_POUR_INTERVAL = 4
+
+
 class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
-    """Add a tumbling stack of cubes above a ground plane, selected and ready for Bake Rigid Pile"""
+    """Add cubes above a ground plane (waiting at a spout, or a tumbling stack), selected and ready for Bake
+    Rigid Pile"""
 
     bl_idname = "procanim.add_rigid_pile_demo"
     bl_label = "Add Rigid Pile"
@@ -106,6 +115,9 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
         name="Size", description="Edge length of each cube", default=0.4, min=0.05, unit="LENGTH"
     )
     seed: IntProperty(name="Seed", description="Random seed for the cubes' start poses", default=1, min=0)
+    arrangement: EnumProperty(
+        name="Arrangement", description="Where the cubes start", items=ARRANGEMENTS, default="POUR"
+    )
 
     def run(self, context: bpy.types.Context) -> set[str]:
         rng = np.random.default_rng(self.seed)
@@ -119,19 +131,38 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             _ground_plane(collection)
         material = writers.principled_material("ProcAnim Crate", (0.8, 0.45, 0.15, 1.0), roughness=0.6)
         cubes = []
+        # A spout high enough for the heap the cubes make (about as high as a cone of their volume at
+        # 30 degrees), with the cubes spread over a disc of a few sizes so they land all over its top.
+        spout = self.size * (4.0 + 1.2 * self.count ** (1.0 / 3.0))
         for index in range(self.count):
             cube = writers.new_object(
                 f"Crate.{index:03d}", writers.mesh_from_arrays("Crate", corners, faces), collection
             )
-            # Two sizes apart: a cube turned any way reaches at most 0.87 sizes from its centre, so
-            # no two start overlapping (an overlap would be resolved as a violent push).
-            cube.location = (*rng.uniform(-0.3, 0.3, size=2) * self.size, (1.0 + 2.0 * index) * self.size)
-            cube.rotation_euler = tuple(rng.uniform(-0.6, 0.6, size=3))
+            if self.arrangement == "POUR":
+                radius, angle = 1.5 * self.size * np.sqrt(rng.uniform()), rng.uniform(0.0, 2.0 * np.pi)
+                # Lowest first: the pour releases them in order of height, one every Pour Interval.
+                height = spout + 0.001 * self.size * index
+                cube.location = (radius * np.cos(angle), radius * np.sin(angle), height)
+                cube.rotation_euler = tuple(rng.uniform(-np.pi, np.pi, size=3))
+            else:
+                # Two sizes apart: a cube turned any way reaches at most 0.87 sizes from its centre, so
+                # no two start overlapping.
+                cube.location = (*rng.uniform(-0.3, 0.3, size=2) * self.size, (1.0 + 2.0 * index) * self.size)
+                cube.rotation_euler = tuple(rng.uniform(-0.6, 0.6, size=3))
             writers.assign_material(cube, material)
             cubes.append(cube)
         reach = 3 * self.size  # frame where the pile lands, not where the cubes start
         _stage(context.scene, collection, (-reach, -reach, 0.0), (reach, reach, 1.5 * reach), stage)
         _place_on_ground(context, collection)
         _select_only(context, cubes)
-        self.report({"INFO"}, f"Added {self.count} cubes; press Bake Rigid Pile")
+        if self.arrangement == "POUR":
+            # The sidebar's Bake Rigid Pile button then pours them (one every few frames, lowest first).
+            settings = context.scene.procanim.simulation
+            settings.pour_interval = DEMO_POUR_INTERVAL
+            # Each cube also waits until the one before has cleared the spout: about three intervals
+            # apiece (measured on 50 cubes), then three seconds to settle.
+            settings.frame_count = max(settings.frame_count, 3 * DEMO_POUR_INTERVAL * self.count + 72)
+            self.report({"INFO"}, f"Added {self.count} cubes at a spout; press Bake Rigid Pile to pour them")
+        else:
+            self.report({"INFO"}, f"Added {self.count} cubes; press Bake Rigid Pile")
         return {"FINISHED"}

@@ -176,7 +176,7 @@ def test_bakes_explain_what_to_select():
 
 
 def test_rigid_pile_from_empty_scene_keys_rigid_motion_that_lands_on_the_ground():
-    assert bpy.ops.procanim.add_rigid_pile_demo(count=3) == {"FINISHED"}
+    assert bpy.ops.procanim.add_rigid_pile_demo(count=3, arrangement="STACK") == {"FINISHED"}
     cubes = sorted(bpy.context.selected_objects, key=lambda o: o.name)
     starts = {c.name: np.array(c.matrix_world) for c in cubes}
     assert bpy.ops.procanim.bake_rigid_pile(frame_count=36, substeps=10) == {"FINISHED"}
@@ -194,6 +194,30 @@ def test_rigid_pile_from_empty_scene_keys_rigid_motion_that_lands_on_the_ground(
             np.linalg.det(moved[:3, :3]), np.linalg.det(starts[cube.name][:3, :3]), rtol=1e-5
         )
         assert moved[2, 3] < starts[cube.name][2, 3]
+
+
+def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_settings():
+    assert bpy.ops.procanim.add_rigid_pile_demo(count=3, size=0.3) == {"FINISHED"}
+    settings = bpy.context.scene.procanim.simulation
+    assert settings.pour_interval > 0  # the demo prepared the sidebar's Bake Rigid Pile for a pour
+    cubes = sorted(bpy.context.selected_objects, key=lambda o: o.matrix_world[2][3])  # lowest first
+    spout = max(c.matrix_world[2][3] for c in cubes)
+    overrides = {"frame_count": 60, "pour_interval": settings.pour_interval, "static_friction": 0.8}
+    assert bpy.ops.procanim.bake_rigid_pile(**overrides) == {"FINISHED"}
+    scene = bpy.context.scene
+    heights = []
+    for frame in range(1, 62):
+        scene.frame_set(frame)
+        heights.append([c.matrix_world[2][3] for c in cubes])
+    heights = np.array(heights)
+    # Each waits at the spout, exactly still, until its turn: lowest first, at least the interval apart.
+    first_move = [int(np.argmax(heights[:, k] < heights[0, k] - 1e-6)) for k in range(3)]
+    assert first_move[0] < first_move[1] < first_move[2]
+    assert np.diff(first_move).min() >= settings.pour_interval
+    for k in range(3):
+        np.testing.assert_allclose(heights[: first_move[k], k], heights[0, k], atol=1e-6)
+    # All end on the floor or on each other: nothing thrown over the spout, nothing through the ground.
+    assert heights[-1].max() < spout - 0.5 and heights[-1].min() > 0.1
 
 
 def test_a_plank_dropped_from_five_metres_onto_another_rests_on_it_at_the_defaults():

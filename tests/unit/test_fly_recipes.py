@@ -26,8 +26,7 @@ def test_recipes_cover_the_shipped_stroke_genomes():
     recipes = load_recipes()
     assert {"stroke_hover", "stroke_steer"} <= set(recipes)
     steer = recipes["stroke_steer"]
-    assert all(stage.asymmetric and stage.control == "stroke" for stage in steer.stages)
-    assert steer.stages[-1].fitness == "toward_target"
+    assert steer.build is not None and steer.build.hover == recipes["stroke_hover"].file
 
 
 def test_short_recipe_retrains_bit_for_bit(tmp_path):
@@ -54,6 +53,16 @@ def test_shipped_stroke_genome_records_its_recipe(name):
     assert record["seed"] == recipe.seed and np.isfinite(record["fitness"])
 
 
+def test_short_steering_build_is_bit_for_bit(tmp_path):
+    first = write_genomes(tmp_path / "a", ["stroke_steer"], short=True)[0]
+    second = write_genomes(tmp_path / "b", ["stroke_steer"], short=True)[0]
+    assert first.read_bytes() == second.read_bytes()
+    genome = load_genome(first)
+    assert genome.asymmetric and genome.control == "stroke" and genome.size == "fruit_fly"
+    record = genome_record(first)
+    assert record["settings"]["build"]["settle"] == 0.05 and np.isfinite(record["fitness"])
+
+
 def test_bad_recipe_names_the_problem(tmp_path):
     bad = tmp_path / "recipes.toml"
     bad.write_text('[x]\nfile = "x.npz"\nseed = 1\n[[x.stage]]\npopulaton = 4\n')
@@ -61,6 +70,9 @@ def test_bad_recipe_names_the_problem(tmp_path):
         load_recipes(bad)
     with pytest.raises(FlyError, match="No genome recipe named nope"):
         write_genomes(tmp_path, ["nope"])
+    bad.write_text('[x]\nfile = "x.npz"\nseed = 1\n[x.build]\nhover = "h.npz"\nroll_gian = 1\n')
+    with pytest.raises(FlyError, match="unknown: roll_gian"):
+        load_recipes(bad)
 
 
 @pytest.mark.parametrize(

@@ -235,3 +235,10 @@ def test_rays_from_many_points_through_the_plates_slab_equal_brute_force(risers)
     # the slab, was all answered by the plate's grid
     assert set(range(count * 2, count * 2 + 20)) <= set(pairs[2].tolist())
     assert not np.any(pairs[2] >= len(origins) - len(on_plate))
+    # a lens of louvres (foci on both sides: a thick slab of steep bands) from the same points
+    lens = fresnel_reflector(F1, F2 * [1, 1, -1], (0, 0, 0), (0, 0, 1), 0.5, 12, segments=32, risers=risers)
+    fast = MeshSurface(lens).hits(origins, directions)
+    brute = brute_force_hits(lens.vertices, lens.faces, origins, directions)
+    assert np.isfinite(brute[0]).sum() > 100
+    np.testing.assert_array_equal(fast[0], brute[0])
+    np.testing.assert_array_equal(fast[1], brute[1])

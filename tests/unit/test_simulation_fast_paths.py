@@ -1,0 +1,98 @@
+"""The soft-body solver's fast paths give the same projection as the general code they stand in for.
+
+Each fast path (closed-mesh volume gradient, one shape-matching cluster over every particle, the even
+Gauss-Seidel sweep, the self-collision Verlet list) is checked against the general path on the same
+deformed state, so a speed-up can never silently change the physics.
+"""
+
+import numpy as np
+import pytest
+
+from addon.simulation import World
+from addon.simulation.scenes import icosphere, triangle_edges
+
+
+def _deformed_ball(seed: int = 1, subdivisions: int = 2):
+    vertices, triangles = icosphere(subdivisions, 0.5)
+    rng = np.random.default_rng(seed)
+    return vertices, triangles, vertices + rng.normal(scale=0.03, size=vertices.shape)
+
+
+def test_closed_mesh_volume_step_equals_the_general_gradient():
+    vertices, triangles, deformed = _deformed_ball()
+    world = World(vertices)
+    world.add_volume(triangles, pressure=1.2)
+    volume = world._volumes[0]
+    assert "corners" in volume  # the icosphere is closed: the fast path is taken
+    fast, general = deformed.copy(), deformed.copy()
+    world._solve_volumes(fast, np.zeros(1), 1e-3)
+    slow = {key: value for key, value in volume.items() if key not in ("corners", "slots", "work")}
+    world._volumes[0] = slow
+    world._solve_volumes(general, np.zeros(1), 1e-3)
+    assert np.abs(fast - deformed).max() > 1e-3  # it did move the particles
+    np.testing.assert_allclose(fast, general, rtol=0, atol=1e-12)
+
+
+def test_an_open_mesh_keeps_the_general_volume_gradient():
+    vertices, triangles, _ = _deformed_ball()
+    world = World(vertices)
+    world.add_volume(triangles[1:])  # one triangle missing: not closed
+    assert "corners" not in world._volumes[0]
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_one_cluster_shape_matching_equals_the_general_path(pinned):
+    vertices, _, deformed = _deformed_ball(seed=2)
+    weights = np.ones(len(vertices))
+    if pinned:
+        weights[:3] = 0.0
+    results = []
+    for whole in (True, False):
+        world = World(vertices, inverse_masses=weights)
+        world.add_shape_match(np.arange(len(vertices)), stiffness=0.3)
+        clusters = world._clusters
+        p = deformed.copy()
+        world._solve_shapes(p, 10, clusters)  # cold start (SVD), caches the fast-path flag
+        assert clusters["whole"]
+        clusters["whole"] = whole
+        world._solve_shapes(p, 10, clusters)  # warm start: the float Müller step or the batch one
+        results.append(p)
+    np.testing.assert_allclose(results[0], results[1], rtol=0, atol=1e-12)
+    if pinned:
+        np.testing.assert_array_equal(results[0][:3], deformed[:3])
+
+
+def test_even_sweep_equals_the_general_sweep_bit_for_bit():
+    vertices, triangles, deformed = _deformed_ball(seed=3)
+    edges = triangle_edges(triangles)
+    world = World(vertices)
+    world.add_distance(edges[:, 0], edges[:, 1])
+    world.step(1 / 24, substeps=1)  # colours the edges
+    plan = world._distance_plan(1e-3, "gauss_seidel")
+    assert "even" in plan
+    general = {key: value for key, value in plan.items() if key != "even"}
+    general["batches"] = [batch[:-1] + (None,) for batch in plan["batches"]]
+    fast, slow = deformed.copy(), deformed.copy()
+    world._sweep_colours(fast, np.zeros(len(edges)), plan)
+    world._sweep_colours(slow, np.zeros(len(edges)), general)
+    np.testing.assert_array_equal(fast, slow)
+
+
+def test_self_collision_pairs_are_searched_again_only_after_moving_the_margin():
+    rng = np.random.default_rng(4)
+    points = rng.uniform(0.0, 0.4, size=(300, 3))
+    world = World(points)
+    world.add_self_collision(np.arange(len(points)), radius=0.02)
+    first = world._self_pairs_near(points)
+    small = points + rng.uniform(-1, 1, size=points.shape) * 0.001  # far less than the 1 cm margin
+    assert world._self_pairs_near(small) is first
+    # Every pair in contact after the small move (and apart in the rest shape, so not left to the
+    # body's own constraints) is among the cached candidates.
+    gap = np.linalg.norm(small[:, None] - small[None], axis=2)
+    apart = np.linalg.norm(points[:, None] - points[None], axis=2) >= 0.04
+    touching = {(a, b) for a, b in zip(*np.nonzero((gap < 0.04) & apart), strict=True) if a < b}
+    assert touching
+    assert touching <= {tuple(sorted(pair)) for pair in first.tolist()}
+    moved = points.copy()
+    moved[0] += 0.05  # one particle beyond the margin: a new search
+    assert world._self_pairs_near(moved) is not first
