@@ -39,7 +39,7 @@ venvs: system-deps $(addsuffix /.stamp,$(TEST_VENVS)) .venv-pytest-blender/.stam
 demo: system-deps .venv/.stamp
 	mkdir -p out
 	.venv/bin/python $(CLI) dance --camera --plot out/dancer_balance.png --compare out/dancer_strategies.png --fps 12 --out out/dancer.blend --render out/dancer.mp4 --engine workbench --resolution 480x270
-	.venv/bin/python $(CLI) dance --camera --sequence first_position,weight_shift,tendu_front:right,tendu_side:right,tendu_back:right,developpe_side_90:right,arabesque_45:right,retire:right,releve:right --plot out/dancer_enchainement.png --fps 12 --out out/dancer_enchainement.blend --render out/dancer_enchainement.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) dance --camera --sequence first_position,demi_plie,weight_shift,tendu_front:right,tendu_side:right,tendu_back:right,developpe_side_90:right,arabesque_45:right,retire:right,releve:right --plot out/dancer_enchainement.png --fps 12 --out out/dancer_enchainement.blend --render out/dancer_enchainement.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) ik --bones 4 --length 96 --out out/ik.blend --render out/ik.mp4 --engine workbench
 	.venv/bin/python $(CLI) juggle --siteswap '<3p|3p>' --prop club --loops 1 --out out/juggling.blend --render out/juggling.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) juggle --rig rigify --siteswap 3 --prop club --loops 1 --out out/juggling_rigify.blend --render out/juggling_rigify.mp4 --engine workbench --resolution 480x270
@@ -51,7 +51,7 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) simulate --scene jelly --preset Jelly --length 48 --out out/jelly.blend --render out/jelly.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene rope --preset Rope --length 72 --out out/rope.blend --render out/rope.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene sheet --length 48 --out out/jelly_sheet.blend --render out/jelly_sheet.mp4 --engine workbench --resolution 480x270
-	.venv/bin/python $(CLI) simulate --scene pile --cubes 50 --pour-interval 4 --static-friction 0.6 --particle-radius 0.07 --length 300 --out out/rigid_pile.blend --render out/rigid_pile.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) simulate --scene pile --cubes 50 --pour-interval 4 --static-friction 0.6 --particle-radius 0.07 --length 700 --out out/rigid_pile.blend --render out/rigid_pile.mp4 --engine workbench --resolution 480x270
 
 # The README image: one still of each demo scene, tiled (run after make demo).
 showcase: .venv/.stamp

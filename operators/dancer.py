@@ -512,12 +512,8 @@ class PROCANIM_OT_dancer_step_add(ProcAnimOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class PROCANIM_OT_dancer_step_remove(ProcAnimOperator, bpy.types.Operator):
-    """Remove the selected step from the dancer's step list"""
-
-    bl_idname = "procanim.dancer_step_remove"
-    bl_label = "Remove Step"
-    bl_options = {"REGISTER", "UNDO"}
+class _SelectedStep:
+    """Operators on the step selected in the dancer's step list: greyed out without one."""
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -526,6 +522,14 @@ class PROCANIM_OT_dancer_step_remove(ProcAnimOperator, bpy.types.Operator):
             cls.poll_message_set("Select a step in the list")
             return False
         return True
+
+
+class PROCANIM_OT_dancer_step_remove(_SelectedStep, ProcAnimOperator, bpy.types.Operator):
+    """Remove the selected step from the dancer's step list"""
+
+    bl_idname = "procanim.dancer_step_remove"
+    bl_label = "Remove Step"
+    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: bpy.types.Context) -> set[str]:
         settings = _step_list(context)
@@ -534,7 +538,7 @@ class PROCANIM_OT_dancer_step_remove(ProcAnimOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class PROCANIM_OT_dancer_step_move(ProcAnimOperator, bpy.types.Operator):
+class PROCANIM_OT_dancer_step_move(_SelectedStep, ProcAnimOperator, bpy.types.Operator):
     """Move the selected step up or down in the dancer's step list"""
 
     bl_idname = "procanim.dancer_step_move"
@@ -543,14 +547,6 @@ class PROCANIM_OT_dancer_step_move(ProcAnimOperator, bpy.types.Operator):
 
     direction: EnumProperty(name="Direction", description="Where the step goes",
                             items=(("UP", "Up", "One place earlier"), ("DOWN", "Down", "One place later")))
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        settings = getattr(getattr(context.scene, "procanim", None), "dancer", None)
-        if settings is None or not 0 <= settings.step_index < len(settings.steps):
-            cls.poll_message_set("Select a step in the list")
-            return False
-        return True
 
     def run(self, context: bpy.types.Context) -> set[str]:
         settings = _step_list(context)

@@ -214,6 +214,7 @@ def perform_steps(
     last_cop = meas.cop[:2].copy()
     prev_pose_vec = base.copy()
     prev_target = meas.com[:2].copy()
+    stand_target = prev_target
     carried = np.zeros(len(body.joints))
     fell, fall_time = False, float("inf")
     airborne = 0
@@ -278,6 +279,8 @@ def perform_steps(
                     pose_vec[sim.index[f"toe.{side}_y"]] = 0.0
         if phase.target == "keep":
             phase_target = prev_target.copy()
+        elif phase.target == "stand":
+            phase_target = stand_target.copy()
         else:
             phase_target = _com_target(sim, phase.target, meas.com)
         # A plie lowers the COM on purpose: a fall is sinking well below the lower of the poses
@@ -385,6 +388,8 @@ def perform_steps(
         if phase.key:
             key_times.append((phase.label, phase_start + phase.duration))
         prev_target = phase_target.copy()
+        if k == 0:
+            stand_target = phase_target.copy()
         phase_start += phase.duration
 
     if count > 1:

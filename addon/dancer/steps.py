@@ -264,8 +264,9 @@ class Phase:
     """One simulated stretch: blend the targets to ``pose``, the COM target to ``target``.
 
     ``stance`` is 'both', 'L' or 'R' (the feet the balance leans on); ``target`` is 'hold' (where
-    the COM is), 'keep' (the previous phase's target), 'both' (middle of the feet), 'foot' or
-    'toe' (of the stance side).
+    the COM is), 'keep' (the previous phase's target), 'stand' (where the dancer stood still
+    in the sequence's first position), 'both' (middle of the feet), 'foot' or 'toe' (of the
+    stance side).
     """
 
     label: str
@@ -405,8 +406,14 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
 
 def _check_balanced(state: State, name: str) -> None:
     if name in POSITIONS:
-        raise DancerError(f"changing to {name} within a sequence is not balanced yet (the dancer falls "
-                          "closing the feet); start a new sequence in that position")
+        if name != state.position:
+            raise DancerError(f"changing from {state.position} to {name} within a sequence is not "
+                              "balanced yet (the dancer falls closing the feet); start a new sequence in "
+                              "that position")
+        if state.raised or state.hover or state.releve:
+            raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
+                              "position is not balanced yet (only the weight coming back to both feet is)")
+        return
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
@@ -460,6 +467,12 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if state.support == "both" and name == state.position:
             phases.append(Phase(label, _seconds(name, seconds, kinds), pose, "both", "both", 0.5, 1.0))
             return phases, state
+        if name == state.position and not (state.raised or state.hover):
+            # Both feet are where the position put them and the weight is on one: it comes back
+            # to the middle, the reverse of the weight shift.
+            phases.append(Phase(label, _seconds(name, seconds, {**kinds, "position": kinds["weight_shift"]}),
+                                pose, "both", "stand", 0.5, 2.0))
+            return phases, replace(state, support="both")
         support = state.support if state.support in ("L", "R") else "L"
         working = other(support)
         shift, move, close = _split(total, 2.0, 1.5, 1.5) if state.support == "both" else \
@@ -499,6 +512,13 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             shift_pose = {k: v for k, v in pose.items()
                           if landed not in k or k.startswith(("upper_arm", "forearm"))}
             phases.append(Phase(label, duration, shift_pose, "both", "foot:" + support, 0.5, 2.0))
+            return phases, replace(state, support=support, hover=False)
+        if state.support == other(support):
+            # From one foot to the other through the middle: straight across, the foot that had
+            # been unloaded took the weight with its heel still light, and the next step fell.
+            to_middle, across = _split(duration, 2.0, 3.0)
+            phases.append(Phase(label, to_middle, pose, "both", "stand", 0.5, 0.8 * to_middle))
+            phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5, 0.7 * across))
             return phases, replace(state, support=support, hover=False)
         phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0))
         return phases, replace(state, support=support, hover=False)

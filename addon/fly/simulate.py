@@ -314,6 +314,109 @@ def flight_schedule(
     return dt, steps, control_every, start_points, target_path
 
 
+def control_outputs(
+    controller: Controller,
+    model: FlyModel,
+    offset: np.ndarray,
+    axes: np.ndarray,
+    velocity: np.ndarray,
+    spin: np.ndarray,
+    wing_inputs: np.ndarray,
+) -> np.ndarray:
+    """The controller's (P, outputs) answer to the network inputs (both control modes): the offset
+    from the reference, body rotation vector, velocity and spin (each squashed to its scale), then
+    the mode's own view of the wings."""
+    count = offset.shape[0]
+    inputs = np.concatenate(
+        [
+            np.tanh(offset / model.position_scale),
+            rotation_vectors(np.swapaxes(axes, 1, 2)),
+            np.tanh(velocity / model.velocity_scale),
+            np.tanh(spin / model.spin_scale),
+            wing_inputs,
+        ],
+        axis=1,
+    )
+    outputs = np.asarray(controller(inputs), dtype=np.float64)
+    if outputs.shape != (count, model.network_outputs):
+        expected = (count, model.network_outputs)
+        raise FlyError(f"Controller returned shape {outputs.shape}, expected {expected}")
+    return outputs
+
+
+class FlightRecorder:
+    """What both control modes' step loops share: a sample every ``record_every`` steps, and the check
+    (once per control period) that freezes a diverging fly where it last was healthy.
+
+    Flies never interact, so a diverging one only needs its samples since the last healthy check
+    overwritten; the check resets its position and axes in place and zeroes its velocity and spin.
+    """
+
+    def __init__(
+        self,
+        model: FlyModel,
+        steps: int,
+        record_every: int,
+        wings: int,
+        position: np.ndarray,
+        axes: np.ndarray,
+    ) -> None:
+        count = position.shape[0]
+        samples = steps // record_every + 1
+        self.model = model
+        self.record_every = record_every
+        self.positions = np.empty((count, samples, 3))
+        self.axes = np.empty((count, samples, 3, 3))
+        self.wing_angles = np.empty((count, samples, wings, 3))
+        self.blown = np.zeros(count, dtype=bool)
+        self.safe_position, self.safe_axes, self.safe_sample = position.copy(), axes.copy(), 0
+
+    def record(self, step: int, position: np.ndarray, axes: np.ndarray, angles: np.ndarray) -> None:
+        if step % self.record_every == 0:
+            k = step // self.record_every
+            self.positions[:, k] = position
+            self.axes[:, k] = axes
+            self.wing_angles[:, k] = angles
+
+    def check(
+        self, step: int, position: np.ndarray, velocity: np.ndarray, axes: np.ndarray, spin: np.ndarray
+    ) -> np.ndarray:
+        """Freeze the flies that diverged since the last check; returns the (count,) blown mask."""
+        model, blown = self.model, self.blown
+        healthy = (
+            (_dot(velocity, velocity) < model.blowup_speed**2)
+            & (_dot(spin, spin) < model.blowup_spin**2)
+            & np.isfinite(position).all(1)
+            & np.isfinite(axes).all((1, 2))
+        )
+        newly = ~healthy & ~blown
+        if newly.any():
+            blown |= newly
+            last = step // self.record_every
+            self.positions[newly, self.safe_sample : last + 1] = self.safe_position[newly, None]
+            self.axes[newly, self.safe_sample : last + 1] = self.safe_axes[newly, None]
+        if blown.any():
+            position[blown], axes[blown] = self.safe_position[blown], self.safe_axes[blown]
+            velocity[blown], spin[blown] = 0.0, 0.0
+        self.safe_position, self.safe_axes = position.copy(), axes.copy()
+        self.safe_sample = step // self.record_every
+        return blown
+
+    def flight(self, dt: float, start: np.ndarray, target_path: np.ndarray | None) -> Flight:
+        wing_angles = self.wing_angles
+        if wing_angles.shape[2] == 1:  # a symmetric fly: the left wing mirrors the right one
+            wing_angles = np.concatenate([wing_angles, wing_angles], axis=2)
+        return Flight(
+            times=np.arange(self.positions.shape[1]) * dt * self.record_every,
+            positions=self.positions,
+            rotations=quaternions.from_matrix(np.swapaxes(self.axes, -1, -2)),
+            wing_angles=wing_angles,
+            blown_up=self.blown,
+            start=start,
+            targets=None if target_path is None else np.ascontiguousarray(target_path[:: self.record_every]),
+        )
+
+
 def simulate_steps(
     controller: Controller,
     count: int,
@@ -349,62 +452,23 @@ def simulate_steps(
     angles = np.zeros((count, wings, 3))
     wing_targets = np.zeros((count, wings, 3))
     centres, normals = wing_geometry(model, angles)
-    blown = np.zeros(count, dtype=bool)
-
-    samples = steps // record_every + 1
-    rec_pos = np.empty((count, samples, 3))
-    rec_axes = np.empty((count, samples, 3, 3))
-    rec_wing = np.empty((count, samples, wings, 3))
+    recorder = FlightRecorder(model, steps, record_every, wings, position, axes)
     chunk = max(1, steps // 50)
-    safe_position, safe_axes, safe_sample = position.copy(), axes.copy(), 0
 
     with np.errstate(all="ignore"):  # a diverging fly may overflow; it is caught and frozen below
         for step in range(steps + 1):
-            if step % record_every == 0:
-                k = step // record_every
-                rec_pos[:, k] = position
-                rec_axes[:, k] = axes
-                rec_wing[:, k] = angles
+            recorder.record(step, position, axes, angles)
             if step % control_every == 0 or step == steps:
-                # checked once per control period: flies never interact, so a diverging one only
-                # needs its samples since the last healthy check overwritten
-                healthy = (
-                    (_dot(velocity, velocity) < model.blowup_speed**2)
-                    & (_dot(spin, spin) < model.blowup_spin**2)
-                    & np.isfinite(position).all(1)
-                    & np.isfinite(axes).all((1, 2))
-                )
-                newly = ~healthy & ~blown
-                if newly.any():
-                    blown |= newly
-                    last = step // record_every
-                    rec_pos[newly, safe_sample : last + 1] = safe_position[newly, None]
-                    rec_axes[newly, safe_sample : last + 1] = safe_axes[newly, None]
-                if blown.any():
-                    position[blown], axes[blown] = safe_position[blown], safe_axes[blown]
-                    velocity[blown], spin[blown], angles[blown] = 0.0, 0.0, 0.0
-                safe_position, safe_axes = position.copy(), axes.copy()
-                safe_sample = step // record_every
+                blown = recorder.check(step, position, velocity, axes, spin)
+                angles[blown] = 0.0
             if step == steps:
                 break
             if step % control_every == 0:
                 reference = start_points if target_path is None else target_path[step][None, :]
-                inputs = np.concatenate(
-                    [
-                        np.tanh((position - reference) / model.position_scale),
-                        rotation_vectors(np.swapaxes(axes, 1, 2)),
-                        np.tanh(velocity / model.velocity_scale),
-                        np.tanh(spin / model.spin_scale),
-                        (angles / max_angle).reshape(count, 3 * wings),
-                    ],
-                    axis=1,
+                wing_inputs = (angles / max_angle).reshape(count, 3 * wings)
+                outputs = control_outputs(
+                    controller, model, position - reference, axes, velocity, spin, wing_inputs
                 )
-                outputs = np.asarray(controller(inputs), dtype=np.float64)
-                if outputs.shape != (count, model.network_outputs):
-                    raise FlyError(
-                        f"Controller returned shape {outputs.shape}, "
-                        f"expected ({count}, {model.network_outputs})"
-                    )
                 outputs = np.clip(np.nan_to_num(outputs), -1.0, 1.0).reshape(count, wings, 3)
                 wing_targets = outputs * max_angle
                 wing_targets[blown] = 0.0
@@ -423,17 +487,7 @@ def simulate_steps(
             if step % chunk == 0:
                 yield step / steps
 
-    if wings == 1:
-        rec_wing = np.concatenate([rec_wing, rec_wing], axis=2)
-    flight = Flight(
-        times=np.arange(samples) * dt * record_every,
-        positions=rec_pos,
-        rotations=quaternions.from_matrix(np.swapaxes(rec_axes, -1, -2)),
-        wing_angles=rec_wing,
-        blown_up=blown,
-        start=start_points,
-        targets=None if target_path is None else np.ascontiguousarray(target_path[::record_every]),
-    )
+    flight = recorder.flight(dt, start_points, target_path)
     yield 1.0
     return flight
 

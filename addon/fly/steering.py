@@ -174,6 +174,23 @@ def steering_layers(gains: SteeringGains) -> tuple[int, ...]:
 CALIBRATION_STARTS = np.array([[0.002, 0.0, 0.0], [-0.002, 0.0, 0.0], [0.0, 0.002, 0.0], [0.0, 0.0, -0.002]])
 
 
+def fly_to_origin(
+    weights: np.ndarray, gains: SteeringGains, model: FlyModel, starts: np.ndarray, seconds: float
+):
+    """The steering fly (one copy per start point) flown ``seconds`` toward a target at the origin."""
+    from .simulate import simulate
+
+    return simulate(
+        np.tile(weights, (len(starts), 1)),
+        seconds,
+        layers=steering_layers(gains),
+        activation="tanh",
+        model=model,
+        start=starts,
+        target=np.zeros(3),
+    )
+
+
 def calibrate_rest(
     hover_weights: np.ndarray,
     rest: np.ndarray,
@@ -184,21 +201,10 @@ def calibrate_rest(
     """One calibration flight: four steering flies start 2 mm from a target and fly ``settle`` s; the
     mean position input over the second half (where they actually rest) moves the rest offset so that
     the hover network's view, position_gain * input + rest, rests at zero offset."""
-    from .simulate import simulate
-
     weights = steering_weights(hover_weights, rest, gains, model, rest_inputs)
-    target = np.zeros(3)
-    flight = simulate(
-        np.tile(weights, (len(CALIBRATION_STARTS), 1)),
-        gains.settle,
-        layers=steering_layers(gains),
-        activation="tanh",
-        model=model,
-        start=target + CALIBRATION_STARTS,
-        target=target,
-    )
+    flight = fly_to_origin(weights, gains, model, CALIBRATION_STARTS, gains.settle)
     half = flight.positions.shape[1] // 2
-    seen = np.tanh((flight.positions[:, half:] - target) / model.position_scale).mean(axis=(0, 1))
+    seen = np.tanh(flight.positions[:, half:] / model.position_scale).mean(axis=(0, 1))
     calibrated = np.asarray(rest, dtype=np.float64).copy()
     calibrated[1:] += (gains.position_gain + gains.near_gain) * seen[1:]
     return calibrated
@@ -221,7 +227,6 @@ def build_steering(
     (minus the mean distance over the second half of the flight, m) averaged over six targets drawn
     from ``seed``, each flown ``evaluation`` s. Deterministic: the same inputs give the same bits."""
     from .fitness import toward_target
-    from .simulate import simulate
 
     gains.check()
     model = model or FlyModel.fruit_fly(asymmetric=True)
@@ -229,15 +234,5 @@ def build_steering(
     for _ in range(gains.calibrations):
         rest = calibrate_rest(hover_weights, rest, gains, model, rest_inputs)
     weights = steering_weights(hover_weights, rest, gains, model, rest_inputs)
-    offsets = evaluation_offsets(seed)
-    target = np.zeros(3)
-    flight = simulate(
-        np.tile(weights, (len(offsets), 1)),
-        gains.evaluation,
-        layers=steering_layers(gains),
-        activation="tanh",
-        model=model,
-        start=target - offsets,
-        target=target,
-    )
+    flight = fly_to_origin(weights, gains, model, -evaluation_offsets(seed), gains.evaluation)
     return weights, float(toward_target(flight).mean())

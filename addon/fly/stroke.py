@@ -27,15 +27,15 @@ from collections.abc import Generator
 
 import numpy as np
 
-from .. import quaternions
 from .errors import FlyError
-from .model import FlyModel, rotation_vectors
+from .model import FlyModel
 from .simulate import (
     Controller,
     Flight,
+    FlightRecorder,
     _constants,
     _cross,
-    _dot,
+    control_outputs,
     flight_schedule,
     integrate_body,
     loads,
@@ -210,61 +210,23 @@ def simulate_stroke_steps(
     parameters = np.broadcast_to(initial, (count, wings, 5)).copy()
     goal = parameters.copy()
     angles = stroke_angles(model, phase, parameters)
-    blown = np.zeros(count, dtype=bool)
     _constants(model)
-
-    samples = steps // record_every + 1
-    rec_pos = np.empty((count, samples, 3))
-    rec_axes = np.empty((count, samples, 3, 3))
-    rec_wing = np.empty((count, samples, wings, 3))
+    recorder = FlightRecorder(model, steps, record_every, wings, position, axes)
     chunk = max(1, steps // 50)
-    safe_position, safe_axes, safe_sample = position.copy(), axes.copy(), 0
 
     with np.errstate(all="ignore"):
         for step in range(steps + 1):
-            if step % record_every == 0:
-                k = step // record_every
-                rec_pos[:, k] = position
-                rec_axes[:, k] = axes
-                rec_wing[:, k] = angles
+            recorder.record(step, position, axes, angles)
             if step % control_every == 0 or step == steps:
-                healthy = (
-                    (_dot(velocity, velocity) < model.blowup_speed**2)
-                    & (_dot(spin, spin) < model.blowup_spin**2)
-                    & np.isfinite(position).all(1)
-                    & np.isfinite(axes).all((1, 2))
-                )
-                newly = ~healthy & ~blown
-                if newly.any():
-                    blown |= newly
-                    last = step // record_every
-                    rec_pos[newly, safe_sample : last + 1] = safe_position[newly, None]
-                    rec_axes[newly, safe_sample : last + 1] = safe_axes[newly, None]
-                if blown.any():
-                    position[blown], axes[blown] = safe_position[blown], safe_axes[blown]
-                    velocity[blown], spin[blown] = 0.0, 0.0
-                safe_position, safe_axes = position.copy(), axes.copy()
-                safe_sample = step // record_every
+                blown = recorder.check(step, position, velocity, axes, spin)
             if step == steps:
                 break
             if step % control_every == 0:
                 reference = start_points if target_path is None else target_path[step][None, :]
-                inputs = np.concatenate(
-                    [
-                        np.tanh((position - reference) / model.position_scale),
-                        rotation_vectors(np.swapaxes(axes, 1, 2)),
-                        np.tanh(velocity / model.velocity_scale),
-                        np.tanh(spin / model.spin_scale),
-                        outputs_from_parameters(model, parameters).reshape(count, 5 * wings),
-                    ],
-                    axis=1,
+                wing_inputs = outputs_from_parameters(model, parameters).reshape(count, 5 * wings)
+                outputs = control_outputs(
+                    controller, model, position - reference, axes, velocity, spin, wing_inputs
                 )
-                outputs = np.asarray(controller(inputs), dtype=np.float64)
-                if outputs.shape != (count, model.network_outputs):
-                    raise FlyError(
-                        f"Controller returned shape {outputs.shape}, "
-                        f"expected ({count}, {model.network_outputs})"
-                    )
                 goal = parameters_from_outputs(model, outputs.reshape(count, wings, 5))
                 axes = 1.5 * axes - 0.5 * axes @ np.swapaxes(axes, 1, 2) @ axes
             parameters = parameters + lag * (goal - parameters)
@@ -280,17 +242,7 @@ def simulate_stroke_steps(
             if step % chunk == 0:
                 yield step / steps
 
-    if wings == 1:
-        rec_wing = np.concatenate([rec_wing, rec_wing], axis=2)
-    flight = Flight(
-        times=np.arange(samples) * dt * record_every,
-        positions=rec_pos,
-        rotations=quaternions.from_matrix(np.swapaxes(rec_axes, -1, -2)),
-        wing_angles=rec_wing,
-        blown_up=blown,
-        start=start_points,
-        targets=None if target_path is None else np.ascontiguousarray(target_path[::record_every]),
-    )
+    flight = recorder.flight(dt, start_points, target_path)
     yield 1.0
     return flight
 

@@ -186,6 +186,9 @@ def test_step_list_add_reorder_remove_bake_and_save(dancer, ext, tmp_path):
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
     armature = bpy.context.active_object
     settings = bpy.context.scene.procanim.dancer
+    # Nothing selected in an empty list: remove and move are greyed out.
+    assert not bpy.ops.procanim.dancer_step_remove.poll()
+    assert not bpy.ops.procanim.dancer_step_move.poll()
     assert bpy.ops.procanim.dancer_step_add(step="WEIGHT_SHIFT", side="RIGHT") == {"FINISHED"}
     assert bpy.ops.procanim.dancer_step_add(step="FIRST_POSITION") == {"FINISHED"}
     assert bpy.ops.procanim.dancer_step_add(step="RETIRE") == {"FINISHED"}
