@@ -799,22 +799,20 @@ class World:
         # Rows of one contact point: displacement = t + theta x r = [I, -[r]x] (t, theta).
         rows_of = np.concatenate((np.broadcast_to(np.eye(3), skew.shape), -skew), axis=2)  # (K, 3, 6)
         normal = np.einsum("kia,kib->kab", rows_of, rows_of).reshape(-1, 36)
-        matrix = np.stack([np.bincount(body, weights=normal[:, e], minlength=count) for e in range(36)], 1)
-        matrix = matrix.reshape(count, 6, 6)
+        # Per-body sums as one bincount over (body, entry) slots, not one per entry.
+        matrix = np.bincount(
+            (body[:, None] * 36 + np.arange(36)).reshape(-1), weights=normal.reshape(-1), minlength=count * 36
+        ).reshape(count, 6, 6)
         regular = np.zeros((count, 6, 6))
         regular[:, :3, :3] = np.eye(3) * clusters["total"][:, None, None]
         regular[:, 3:, 3:] = np.einsum("kij,kjl,kml->kim", turn, rigid["inertia"], turn)
         # A tiny mass-weighted regulariser picks the least-effort motion where contacts leave freedom.
         matrix += 1e-6 * regular + 1e-12 * np.eye(6)
-        right = np.einsum("kia,ki->ka", rows_of, targets)
-        right_overlap = np.einsum("kia,ki->ka", rows_of, overlaps)
-        stacked = np.stack(
-            [
-                np.stack([np.bincount(body, weights=r[:, e], minlength=count) for e in range(6)], 1)
-                for r in (right, right_overlap)
-            ],
-            2,
-        )  # (C, 6, 2)
+        # Right-hand sides: the contact targets and, second column, the overlaps already there.
+        right = np.einsum("kia,kic->kac", rows_of, np.stack((targets, overlaps), axis=2))  # (K, 6, 2)
+        stacked = np.bincount(
+            (body[:, None] * 12 + np.arange(12)).reshape(-1), weights=right.reshape(-1), minlength=count * 12
+        ).reshape(count, 6, 2)
         motion = _solve_symmetric_batch(matrix, stacked)
         touched = np.bincount(body, minlength=count) > 0
         owner = rigid["body"][members]
