@@ -174,8 +174,8 @@ def juggling_properties() -> dict:
         ),
         "max_hand_acceleration": FloatProperty(
             name="Hand Acceleration Bound",
-            description="Hand strokes that need more acceleration than this are reported (a human hand "
-            "juggles comfortably within about 4 g)",
+            description="Hands are planned to stay under this acceleration where the pattern allows it; "
+            "strokes that need more are reported (a human hand juggles comfortably within about 4 g)",
             default=4 * 9.81,
             min=1.0,
             max=1000.0,

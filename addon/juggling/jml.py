@@ -36,15 +36,12 @@ from ..errors import ProcAnimError
 from .body import Body, juggler_placement
 from .model import LEFT, RIGHT, Siteswap
 from .motion import (
-    _FOLLOW_THROUGH,
-    _LONG_DWELL,
-    _LONG_GAP,
     PROP_LENGTHS,
     Flight,
     Pattern,
     _make_track,
     _reach_warning,
-    _scoop_bottom,
+    between_events,
 )
 from .parameters import PatternConfig, parse_config, plan_config
 from .paths import GRAVITY, Ballistic, MotionError, PeriodicSpline, parabola, solve_bounce
@@ -93,11 +90,16 @@ class _Node:
     def all(self, tag: str) -> list[_Node]:
         return [c for c in self.children if c.tag == tag]
 
-    def number(self, name: str, default: float | None = None) -> float:
+    def _required(self, name: str, default: object) -> str | None:
+        """The attribute's text; None when it is missing and has a default; an error otherwise."""
         raw = self.attrib.get(name)
+        if raw is None and default is None:
+            raise self.fail(f'missing attribute "{name}"')
+        return raw
+
+    def number(self, name: str, default: float | None = None) -> float:
+        raw = self._required(name, default)
         if raw is None:
-            if default is None:
-                raise self.fail(f'missing attribute "{name}"')
             return default
         try:
             value = float(raw)
@@ -108,10 +110,8 @@ class _Node:
         return value
 
     def integer(self, name: str, default: int | None = None) -> int:
-        raw = self.attrib.get(name)
+        raw = self._required(name, default)
         if raw is None:
-            if default is None:
-                raise self.fail(f'missing attribute "{name}"')
             return default
         try:
             return int(raw.strip())
@@ -1017,18 +1017,10 @@ def _hand_knots(
         out_v.append(v_a)
         if n == 1:
             break
-        gap = t_b - t_a
-        if kinds[k] == "catch" and kinds[(k + 1) % n] == "throw" and gap <= _LONG_DWELL:
-            bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
-            if bottom is not None:
-                out_t.append(bottom[0])
-                out_p.append(bottom[1])
-                out_v.append(bottom[2])
-        elif gap > _LONG_GAP:
-            delta = min(_FOLLOW_THROUGH, gap / 3)
-            out_t += [t_a + delta, t_b - delta]
-            out_p += [p_a + v_a * delta / 2, p_b - v_b * delta / 2]
-            out_v += [np.zeros(3), np.zeros(3)]
+        for knot in between_events(kinds[k], kinds[(k + 1) % n], t_a, p_a, v_a, t_b, p_b, v_b):
+            out_t.append(knot[0])
+            out_p.append(knot[1])
+            out_v.append(knot[2])
     order = np.argsort(np.mod(np.array(out_t) - out_t[0], period), kind="stable")
     t = np.array(out_t)[order]
     return t, np.array(out_p)[order], np.array(out_v)[order]

@@ -27,6 +27,7 @@ from ..quaternions import slerp
 from ..quaternions import to_matrix as quaternion_to_matrix
 from .body import Body, juggler_placement, yaw_matrix
 from .body_motion import BodyMotion, body_motion
+from .hand_planner import HandEvent, plan_hand_path
 from .model import LEFT, Siteswap, Throw
 from .paths import (
     GRAVITY,
@@ -88,6 +89,19 @@ _MAX_CATCH_SPEED = 1.5
 #: its ends; raising the throw point by half of that (capped) keeps the stroke inside arm's reach.
 _STROKE_DIP = 0.148
 _MAX_THROW_LIFT = 0.15
+#: How far below its lowest throw or catch the bounded planner lets a hand dip (metres).
+_MAX_DIP = 0.2
+_TARGET_SHARE = 0.92
+_REACH_MARGIN = 0.06
+#: The hand is not at rest at the bottom of its run, nor at full acceleration over all of it.
+_RUN_MARGIN = 1.5
+#: The automatic beat is tried this much slower when the hands need more than the bound; stretching
+#: stops as soon as it makes them need more (it helps the sideways strokes, whose accelerations go
+#: as 1 / beat^2, and hurts the vertical ones, whose launch speeds grow with the beat while arm's
+#: reach fixes their run).
+_HAND_STRETCH = (1.1, 1.2, 1.35, 1.5)
+#: Beyond this share of the bound the sideways strokes are not what stretching could fix.
+_STRETCH_REACH = 1.25
 _MAX_SCOOP = 0.15
 _MIN_SCOOP = 0.06
 _THROW_PUSH = 0.1
@@ -472,6 +486,8 @@ class _Event:
     members: list[int] = field(default_factory=list)
     position: Array | None = None  # world
     velocity: Array | None = None
+    #: A catch's incoming prop velocity (mean over its props).
+    incoming: Array | None = None
 
 
 def _lcm(a: int, b: int) -> int:
@@ -533,6 +549,7 @@ def plan_pattern(
     pattern = _plan_timed(
         siteswap, beat_duration, dwell_ratio, prop_type, prop_size, chicken_wing, restitution, bounce_frac,
         floor_drop, squeeze_beats, gravity, dwell_paths, juggler_spacing, catch_follow, frame_rate, body,
+        max_hand_acceleration,
     )  # fmt: skip
     pattern.acceleration_warning = _acceleration_warning(pattern, max_hand_acceleration)
     return pattern
@@ -548,8 +565,8 @@ def _acceleration_warning(pattern: Pattern, limit: float) -> str | None:
     beat = when / pattern.beat_duration
     return (
         f"hands need up to {size / GRAVITY:.1f} g (the bound is {limit / GRAVITY:.1f} g): {who}{side} "
-        f"hand at the {event} at {when:.2f} s (beat {beat:.1f}); a hand that leaves with the prop's speed "
-        "cannot stroke gentler at this dwell"
+        f"hand at the {event} at {when:.2f} s (beat {beat:.1f}); a hand that throws with the prop's "
+        "speed and stays in arm's reach cannot stroke gentler at this dwell and height"
     )
 
 
@@ -570,6 +587,7 @@ def _plan_timed(
     catch_follow: float,
     frame_rate: float | None,
     body: Body | None,
+    max_hand_acceleration: float,
 ) -> Pattern:
     auto = beat_duration is None
     if auto:
@@ -606,10 +624,39 @@ def _plan_timed(
             frame_rate,
             body or Body(),
             auto,
+            max_hand_acceleration,
         )
 
     if not auto:
         return attempt(beat_duration)
+    return _stretch_for_hands(_stretch_for_bounces(attempt, beat_duration), attempt, max_hand_acceleration)
+
+
+def _hand_peak(pattern: Pattern) -> float:
+    return float(pattern.hand_acceleration_peaks()[..., 0].max(initial=0.0))
+
+
+def _stretch_for_hands(pattern: Pattern, attempt: Callable[[float], Pattern], limit: float) -> Pattern:
+    """The automatic beat slowed (a little) where that brings the hands under ``limit``."""
+    peak = _hand_peak(pattern)
+    if peak <= limit or peak > _STRETCH_REACH * limit:
+        return pattern
+    base = pattern.beat_duration
+    for factor in _HAND_STRETCH:
+        try:
+            slower = attempt(base * factor)
+        except BounceError:
+            continue
+        slower_peak = _hand_peak(slower)
+        if slower_peak <= limit and slower.reach_warning is None:
+            return slower
+        if slower_peak >= peak:
+            break
+        peak = slower_peak
+    return pattern
+
+
+def _stretch_for_bounces(attempt: Callable[[float], Pattern], beat_duration: float) -> Pattern:
     try:
         return attempt(beat_duration)
     except BounceError:
@@ -658,6 +705,7 @@ def _plan_at(
     frame_rate: float | None,
     body: Body,
     auto: bool,
+    max_hand_acceleration: float | None = None,
 ) -> Pattern:
     _check_settings(
         beat_duration, dwell_ratio, prop_type, prop_size, chicken_wing, restitution, juggler_spacing
@@ -711,6 +759,7 @@ def _plan_at(
         floor_drop,
         squeeze_beats,
         gravity,
+        max_hand_acceleration,
     )
     pattern = planner.build(loop_beats, chicken_wing)
     pattern.auto_beat = auto
@@ -831,7 +880,10 @@ class _Planner:
         floor_drop: float = FLOOR_DROP_DEFAULT,
         squeeze_beats: float = SQUEEZE_BEATS_DEFAULT,
         gravity: float = GRAVITY,
+        max_hand_acceleration: float | None = None,
     ) -> None:
+        #: None: Hermite hand paths through the events (no acceleration bound).
+        self.max_hand_acceleration = max_hand_acceleration
         self.siteswap = siteswap
         self.throws = throws
         self.cycle = cycle
@@ -1053,7 +1105,8 @@ class _Planner:
                 local = self.body.hand_frame_to_local(hand, path.points[-1])
             else:
                 point = np.mean([self._throw_point(i) for i in event.members], 0)
-                point[2] += self._throw_lift(event.members, flight_time, leads)
+                if self.max_hand_acceleration is None:
+                    point[2] += self._throw_lift(event.members, flight_time, leads)
                 local = self.body.hand_frame_to_local(hand, point)
             event.position = self._world(juggler, local)
         for event in {id(e): e for e in catch_event.values()}.values():
@@ -1067,6 +1120,14 @@ class _Planner:
                 else:
                     points.append((_table(_CATCH_X, throws[index].value), 0.0, 0.0))
             event.position = self._world(juggler, self.body.hand_frame_to_local(hand, np.mean(points, 0)))
+
+        if self.max_hand_acceleration is not None:
+            floors: dict[int, float] = {}
+            for event in [*events_by_key.values(), *catch_event.values()]:
+                floor = self._reach_floor(event.hand, event.position)
+                floors[event.hand] = max(floors.get(event.hand, -math.inf), floor)
+            for event in events_by_key.values():
+                event.position[2] += self._bounded_lift(event, flight_time, floors[event.hand])
 
         # Slot offsets of multiplex props (lateral spread) and hold orientations.
         def slot_offset(index: int) -> Array:
@@ -1133,8 +1194,9 @@ class _Planner:
             # Along the incoming prop, but no faster than a hand gives way on a real catch.
             scale = min(self.catch_follow, _MAX_CATCH_SPEED / speed) if speed > 0 else 0.0
             event.velocity = scale * arriving
+            event.incoming = arriving
 
-        hands = [self._hand_spline(h, hand_events[h], path_of, catch_event) for h in sorted(hand_events)]
+        hands = [self._hand_path(h, hand_events[h], path_of) for h in sorted(hand_events)]
 
         self.loop_beats = loop_beats
         flights, tracks = self._prop_tracks(flight_time, arcs_of, spin_of, slot_offset, real, throw_event)
@@ -1166,6 +1228,14 @@ class _Planner:
             gravity=self.gravity,
         )
         pattern.reach_warning = _reach_warning(pattern)
+        if pattern.reach_warning is not None and self.max_hand_acceleration is not None:
+            # Out of arm's reach: the Hermite strokes, if they stay in it (the acceleration report
+            # then says what the pattern needs).
+            bounded, warning = pattern._hands, pattern.reach_warning
+            pattern._hands = [self._hand_spline(h, hand_events[h], path_of) for h in sorted(hand_events)]
+            pattern.reach_warning = _reach_warning(pattern)
+            if pattern.reach_warning is not None:
+                pattern._hands, pattern.reach_warning = bounded, warning
         return pattern
 
     def _throw_lift(self, members: list[int], flight_time: dict, leads: list[float]) -> float:
@@ -1176,6 +1246,29 @@ class _Planner:
             return 0.0
         return min(0.5 * _STROKE_DIP * max(rise, 0.0) * leads[index] * self.tau, _MAX_THROW_LIFT)
 
+    def _reach_floor(self, hand: int, position: Array) -> float:
+        """The lowest a hand can go under ``position`` and stay in arm's reach (less a margin for
+        the body's sway), metres, world z."""
+        juggler, side = divmod(hand, 2)
+        shoulder = self._world(juggler, self.body.shoulder_local(side))
+        arm = self.body.upper_arm + self.body.forearm - _REACH_MARGIN
+        across = float(np.linalg.norm((position - shoulder)[:2]))
+        return float(shoulder[2] - math.sqrt(max(arm * arm - across * across, 0.0)))
+
+    def _bounded_lift(self, event: _Event, flight_time: dict, floor: float) -> float:
+        """How much higher than its dwell path height the bounded planner throws: a hand reaching
+        launch speed v from rest under the bound A needs a run of v^2 / 2A; it may dip at most
+        _MAX_DIP under the throw point and no lower than ``floor`` (the arm's reach under any of the
+        hand's events), the rest is made up by throwing higher (capped)."""
+        index = event.members[0]
+        if self.throws[index].bounce is not None:
+            return 0.0
+        t0, t1 = flight_time[index]
+        rise = max(0.5 * self.gravity * (t1 - t0), 0.0)
+        run = _RUN_MARGIN * rise * rise / (2 * _TARGET_SHARE * self.max_hand_acceleration)
+        dip = min(_MAX_DIP, float(event.position[2]) - floor)
+        return min(max(run - dip, 0.0), _MAX_THROW_LIFT)
+
     def _throw_point(self, index: int) -> tuple[float, float, float]:
         t = self.throws[index]
         if t.to_juggler != t.juggler:
@@ -1183,12 +1276,50 @@ class _Planner:
         crossing = t.to_hand != t.hand
         return (_table(_CROSS_THROW_X if crossing else _SAME_THROW_X, t.value), 0.0, 0.0)
 
+    def _hand_path(self, hand: int, events: list[_Event], path_of: dict[int, DwellPath]) -> PeriodicSpline:
+        """The hand's bounded-acceleration path (see :mod:`.hand_planner`); a hand that never
+        throws keeps the Hermite path through its events."""
+        if self.max_hand_acceleration is None or not any(e.kind == "throw" for e in events):
+            return self._hand_spline(hand, events, path_of)
+        juggler, side = divmod(hand, 2)
+        ordered = sorted(events, key=lambda e: e.time % self.period)
+        conditions = []
+        for k, event in enumerate(ordered):
+            if event.kind == "throw":
+                conditions.append(HandEvent(event.time, "throw", event.position, event.velocity))
+                continue
+            conditions.append(HandEvent(event.time, "catch", event.position, event.incoming))
+            following = ordered[(k + 1) % len(ordered)]
+            path = path_of.get(id(following)) if following.kind == "throw" else None
+            if path is None or len(path.points) <= 2:
+                continue
+            gap = (following.time - event.time) % self.period
+            chain, stamps = self._dwell_path_points(
+                juggler, side, path, event.time, event.position, gap, following.position
+            )
+            for stamp, point in zip(stamps, chain[1:-1], strict=True):
+                conditions.append(HandEvent(float(stamp), "point", point))
+        # The hand dips at most _MAX_DIP under its lowest event, and never lower than the arm
+        # reaches below any of its events (less the body's sway).
+        lowest = max(self._reach_floor(hand, e.position) for e in events)
+        floor = max(min(float(e.position[2]) for e in events) - _MAX_DIP, lowest)
+        return plan_hand_path(conditions, self.period, self.tau, self.max_hand_acceleration, floor)
+
+    def _dwell_path_points(
+        self, juggler: int, side: int, path: DwellPath, start: float, catch: Array, gap: float, throw: Array
+    ) -> tuple[list[Array], Array]:
+        """A dwell path's points from ``catch`` to ``throw`` (world) and the times of its interior
+        points, spread over ``gap`` seconds by chord length."""
+        local = self.body.hand_frame_to_local(side, np.array(path.points[1:-1]))
+        chain = [catch, *(self._world(juggler, p) for p in local), throw]
+        lengths = np.linalg.norm(np.diff(np.array(chain), axis=0), axis=-1) + 1e-9
+        return chain, start + gap * np.cumsum(lengths)[:-1] / lengths.sum()
+
     def _hand_spline(
         self,
         hand: int,
         events: list[_Event],
         path_of: dict[int, DwellPath],
-        catch_event: dict[int, _Event],
     ) -> PeriodicSpline:
         juggler, side = divmod(hand, 2)
         if not events:
@@ -1219,30 +1350,20 @@ class _Planner:
             path = path_of.get(id(next_event)) if next_event.kind == "throw" else None
             if event.kind == "catch" and path is not None and len(path.points) > 2:
                 # Interior dwell path points, timed by chord length between catch and throw.
-                local = self.body.hand_frame_to_local(side, np.array(path.points[1:-1]))
-                interior = [self._world(juggler, p) for p in local]
-                chain = [p_a, *interior, p_b]
-                lengths = np.linalg.norm(np.diff(np.array(chain), axis=0), axis=-1) + 1e-9
-                stamps = t_a + gap * np.cumsum(lengths)[:-1] / lengths.sum()
+                chain, stamps = self._dwell_path_points(juggler, side, path, t_a, p_a, gap, p_b)
+                interior = chain[1:-1]
                 all_t = [t_a, *stamps, t_b]
                 for m, (stamp, point) in enumerate(zip(stamps, interior, strict=True), start=1):
                     velocity = (chain[m + 1] - chain[m - 1]) / (all_t[m + 1] - all_t[m - 1])
                     out_t.append(float(stamp))
                     out_p.append(point)
                     out_v.append(velocity)
-            elif event.kind == "catch" and next_event.kind == "throw" and gap <= _LONG_DWELL:
+            else:
                 # Also for a two-point dwell path: it fixes the ends, the scoop stays ours.
-                bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
-                if bottom is not None:
-                    out_t.append(bottom[0])
-                    out_p.append(bottom[1])
-                    out_v.append(bottom[2])
-            elif gap > _LONG_GAP:
-                # A long wait: ease out of the last event, rest, ease into the next one.
-                delta = min(_FOLLOW_THROUGH, gap / 3)
-                out_t += [t_a + delta, t_b - delta]
-                out_p += [p_a + v_a * delta / 2, p_b - v_b * delta / 2]
-                out_v += [np.zeros(3), np.zeros(3)]
+                for knot in between_events(event.kind, next_event.kind, t_a, p_a, v_a, t_b, p_b, v_b):
+                    out_t.append(knot[0])
+                    out_p.append(knot[1])
+                    out_v.append(knot[2])
         return PeriodicSpline(np.array(out_t), np.array(out_p), np.array(out_v), self.period)
 
     def _prop_tracks(
@@ -1361,6 +1482,25 @@ class _Planner:
             )
         ]
         return _make_track(rows, period)
+
+
+def between_events(
+    kind: str, next_kind: str, t_a: float, p_a: Array, v_a: Array, t_b: float, p_b: Array, v_b: Array
+) -> list[tuple[float, Array, Array]]:
+    """Hermite knots ProcAnim adds between two events of a hand: a scoop bottom when it carries a prop
+    from a catch to a fast throw, a rest in the middle of a long empty wait."""
+    gap = t_b - t_a
+    if kind == "catch" and next_kind == "throw" and gap <= _LONG_DWELL:
+        bottom = _scoop_bottom(t_a, p_a, v_a, t_b, p_b, v_b)
+        return [] if bottom is None else [bottom]
+    if gap > _LONG_GAP:
+        # Ease out of the last event, rest, ease into the next one.
+        delta = min(_FOLLOW_THROUGH, gap / 3)
+        return [
+            (t_a + delta, p_a + v_a * delta / 2, np.zeros(3)),
+            (t_b - delta, p_b - v_b * delta / 2, np.zeros(3)),
+        ]
+    return []
 
 
 def _scoop_bottom(
