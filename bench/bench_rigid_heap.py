@@ -52,7 +52,8 @@ def poured_cubes(count: int, seed: int = 1) -> list[Body]:
 def main() -> None:
     count = int(os.environ.get("HEAP_CUBES", "50"))
     settings = SimulationSettings(
-        frame_count=INTERVAL * count + SETTLE_FRAMES,
+        # Each cube also waits until the one before has cleared the spout (up to 4 intervals apiece).
+        frame_count=4 * INTERVAL * count + SETTLE_FRAMES,
         auto_substeps=True,
         min_substeps=20,
         particle_radius=SIZE / 6,
