@@ -160,8 +160,9 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             settings = context.scene.procanim.simulation
             settings.pour_interval = DEMO_POUR_INTERVAL
             # Each cube also waits until the one before has cleared the spout: up to four intervals
-            # apiece (46 of 50 cubes had left after 700 frames), then three seconds to settle.
-            settings.frame_count = max(settings.frame_count, 4 * DEMO_POUR_INTERVAL * self.count + 72)
+            # apiece (46 of 50 cubes had left after 700 frames), then six seconds to settle (the last
+            # ones still slid and toppled three seconds after leaving).
+            settings.frame_count = max(settings.frame_count, 4 * DEMO_POUR_INTERVAL * self.count + 144)
             self.report({"INFO"}, f"Added {self.count} cubes at a spout; press Bake Rigid Pile to pour them")
         else:
             self.report({"INFO"}, f"Added {self.count} cubes; press Bake Rigid Pile")
