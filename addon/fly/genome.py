@@ -171,6 +171,15 @@ def _write_npz(target: Path, arrays: dict[str, np.ndarray]) -> None:
             archive.writestr(info, buffer.getvalue())
 
 
+def preset_genome_path(name: str | os.PathLike) -> Path:
+    """A genome named in settings or a recipe: a path that exists (or is absolute), else a file in
+    presets/fly."""
+    path = Path(name)
+    if path.is_absolute() or path.exists():
+        return path
+    return Path(__file__).resolve().parents[2] / "presets" / "fly" / path
+
+
 def _genome_path(path: str | os.PathLike) -> Path:
     """A genome file path the OS can take: not empty, no NUL byte, names a file rather than a folder."""
     text = os.fspath(path)

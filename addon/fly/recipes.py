@@ -119,21 +119,15 @@ def _steering_build(name: str, table) -> SteeringBuild | None:
 
 def build_recipe(recipe: Recipe, progress: Callable[[str], None] | None = None) -> tuple[Genome, float]:
     """Build a ``[name.build]`` recipe's genome (no evolution) and its recorded fitness."""
-    from .genome import load_genome
+    from .genome import load_genome, preset_genome_path
     from .steering import build_steering, steering_layers
 
-    hover = load_genome(genome_path(recipe.build.hover))
+    hover = load_genome(preset_genome_path(recipe.build.hover))
     if progress is not None:
         progress(f"{recipe.name}: building the steering network on {Path(recipe.build.hover).name}")
     weights, fitness = build_steering(hover.weights, recipe.build.gains, recipe.seed)
     layers = steering_layers(recipe.build.gains)
     return Genome(weights, layers, "tanh", hover.aero, hover.size), fitness
-
-
-def genome_path(name: str) -> Path:
-    """A genome file named in a recipe: a path, or a name in presets/fly."""
-    path = Path(name)
-    return path if path.is_absolute() or path.exists() else GENOME_DIR / name
 
 
 def train_recipe(

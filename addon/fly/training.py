@@ -137,12 +137,10 @@ def new_population(config: TrainingConfig, resume: str | Path | None = None) -> 
 def seed_weights(config: TrainingConfig) -> np.ndarray:
     """The weights of ``config.seed_genome`` in ``config.layers`` (a symmetric stroke genome is
     embedded into the asymmetric network that flies the same)."""
-    from .genome import load_genome
+    from .genome import load_genome, preset_genome_path
     from .network import STROKE_ASYMMETRIC_LAYERS, STROKE_SYMMETRIC_LAYERS, embed_symmetric_stroke
 
-    path = Path(config.seed_genome)
-    if not path.is_absolute() and not path.exists():
-        path = Path(__file__).resolve().parents[2] / "presets" / "fly" / config.seed_genome
+    path = preset_genome_path(config.seed_genome)
     genome = load_genome(path)
     if genome.layers == config.layers:
         return genome.weights.copy()
