@@ -152,6 +152,8 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             writers.assign_material(cube, material)
             cubes.append(cube)
         reach = 3 * self.size  # frame where the pile lands, not where the cubes start
+        if self.arrangement == "POUR":  # the heap: 50 cubes spread 1.8 m and stand 2.1 m at 0.4 m a cube
+            reach = max(reach, 1.7 * self.size * self.count ** (1.0 / 3.0))
         _stage(context.scene, collection, (-reach, -reach, 0.0), (reach, reach, 1.5 * reach), stage)
         _place_on_ground(context, collection)
         _select_only(context, cubes)
