@@ -9,12 +9,15 @@ where a few Müller iterations are not.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..quaternions import from_matrix as matrix_to_quaternion
 from ..quaternions import multiply as quaternion_multiply
 from ..quaternions import to_matrix as quaternion_to_matrix
+from ..quaternions.scalar import qmul, qnormalize
 from .errors import GeometryError
 
 # The public names of the geometry API, kept stable; they are the functions of addon.quaternions.
@@ -81,6 +84,36 @@ def polar_rotation_batch(
         q /= np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), _TINY)
     q, _ = _muller_iterations(a, q, iterations, _OMEGA_TOLERANCE)
     return q
+
+
+def polar_rotation_one(matrix: NDArray[np.float64], initial: NDArray[np.float64], iterations: int):
+    """:func:`polar_rotation_batch` for one matrix on Python floats, the same Müller steps from
+    ``initial`` (a w-first quaternion): numpy's per-call overhead on a single 3x3 costs ten times the
+    arithmetic, and the soft-body solver calls this every projection."""
+    columns = matrix.T.tolist()
+    q = qnormalize(tuple(initial.tolist()))
+    for _ in range(iterations):
+        w, x, y, z = q
+        basis = (  # the columns of the rotation matrix of q
+            (1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
+            (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
+            (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)),
+        )
+        torque = [0.0, 0.0, 0.0]
+        alignment = 0.0
+        for (bx, by, bz), (cx, cy, cz) in zip(basis, columns, strict=True):
+            torque[0] += by * cz - bz * cy
+            torque[1] += bz * cx - bx * cz
+            torque[2] += bx * cy - by * cx
+            alignment += bx * cx + by * cy + bz * cz
+        alignment = abs(alignment) + 1e-9
+        omega = [t / alignment for t in torque]
+        angle = math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)
+        if not angle > _OMEGA_TOLERANCE:
+            break
+        sine = math.sin(0.5 * angle) / angle
+        q = qnormalize(qmul((math.cos(0.5 * angle), omega[0] * sine, omega[1] * sine, omega[2] * sine), q))
+    return np.array(q)
 
 
 def _muller_iterations(

@@ -20,7 +20,6 @@ Two projection orders, as in the seed's Constraints post:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -30,9 +29,9 @@ from ..geometry.rotation import (
     kabsch_rotation_batch,
     matrix_to_quaternion,
     polar_rotation_batch,
+    polar_rotation_one,
     quaternion_to_matrix,
 )
-from ..quaternions.scalar import qmul, qnormalize
 from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
@@ -53,8 +52,6 @@ _IMPACT_SPEED = 1.0
 # Self-collision pairs are searched this many collision radii wider than the contact distance, and
 # searched again once a particle has moved that far.
 SELF_COLLISION_MARGIN = 0.5
-# Below this step angle (radians) a Müller iteration has converged to float noise (as in geometry.rotation).
-_OMEGA_TOLERANCE = 1e-13
 
 
 def _scaled_pair(delta: NDArray[np.float64], coefficients: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -129,35 +126,6 @@ def _cross_rows(
         np.multiply(third, fourth, out=scratch)
         out[:, column] -= scratch
     return out
-
-
-def _polar_rotation_one(matrix: NDArray[np.float64], initial: NDArray[np.float64], iterations: int):
-    """``polar_rotation_batch`` for one matrix on Python floats: Müller steps from ``initial``
-    (numpy's per-call overhead on a single 3x3 costs ten times the arithmetic)."""
-    columns = matrix.T.tolist()
-    q = qnormalize(tuple(initial.tolist()))
-    for _ in range(iterations):
-        w, x, y, z = q
-        basis = (  # the columns of the rotation matrix of q
-            (1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
-            (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
-            (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)),
-        )
-        torque = [0.0, 0.0, 0.0]
-        alignment = 0.0
-        for (bx, by, bz), (cx, cy, cz) in zip(basis, columns, strict=True):
-            torque[0] += by * cz - bz * cy
-            torque[1] += bz * cx - bx * cz
-            torque[2] += bx * cy - by * cx
-            alignment += bx * cx + by * cy + bz * cz
-        alignment = abs(alignment) + 1e-9
-        omega = [t / alignment for t in torque]
-        angle = math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)
-        if not angle > _OMEGA_TOLERANCE:
-            break
-        sine = math.sin(0.5 * angle) / angle
-        q = qnormalize(qmul((math.cos(0.5 * angle), omega[0] * sine, omega[1] * sine, omega[2] * sine), q))
-    return np.array(q)
 
 
 def _is_closed(triangles: NDArray[np.int64]) -> bool:
@@ -1501,7 +1469,7 @@ class World:
         covariance = weighted.T @ clusters["rest"]
         quaternions, warm = clusters["quaternions"], clusters["warm"]
         if warm[0] and np.linalg.det(covariance) > 0:
-            quaternions[0] = _polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
+            quaternions[0] = polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
         else:
             quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
             warm[0] = True
