@@ -19,11 +19,16 @@ from .anthropometry import DancerError
 from .balance import Gains
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, plan
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, plan
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 AIRBORNE_FALL = 0.1
+# On the balls of both feet: the knees are straight to this share of the leg's length (a hair
+# short, so the legs' IK never asks for more than they reach), and the COP follows its goal this
+# much faster than on flat feet (at the flat-feet rate the feet chattered as the heels rose).
+BALLS_KNEE_REACH = 0.9998
+BALLS_TRACKING = 1.25
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
 
@@ -114,6 +119,85 @@ def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle:
     return {name: float(d.qpos[a]) for name, a in zip(names, qadr, strict=True)}
 
 
+def _rotation_zy(yaw: float, pitch: float) -> NDArray[np.float64]:
+    """Rz(yaw) @ Ry(pitch): a foot turned out by ``yaw`` with its heel up by ``pitch``."""
+    cz, sz, cy, sy = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
+    return np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]]) @ np.array(
+        [[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]])
+
+
+def _balls_middle(d, sim: DancerSim) -> NDArray[np.float64]:
+    """Midpoint of the two toe joints (the balls of the feet), on the floor plane."""
+    return 0.5 * (d.xpos[sim.body_ids["toe.L"], :2] + d.xpos[sim.body_ids["toe.R"], :2])
+
+
+def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
+                  com_offset: NDArray[np.float64], iterations: int = 5) -> NDArray[np.float64]:
+    """Joint angles (``qpos`` order of :attr:`DancerSim.qadr`) that stand both feet ``heel`` radians
+    up on their balls (0: flat), each ball where it is in ``qpos``, the toes flat, the knees
+    straight, the pelvis upright and the COM ``com_offset`` (x, y) from the middle of the balls;
+    the other joints as in ``qpos``.
+
+    Rising or coming down by these poses moves the ankle and the toe joint together about a ball
+    that stays put: blending the ankle and toe targets on their own, the toes lifted their tips or
+    the feet slid under a COM held over the balls.
+    """
+    mj, m, d = scratch.mj, scratch.model, scratch.data
+    d.qpos[:] = qpos
+    mj.mj_kinematics(m, d)
+    spots = {}
+    for side in ("L", "R"):
+        foot, toe = scratch.body_ids[f"foot.{side}"], scratch.body_ids[f"toe.{side}"]
+        forward = d.xmat[foot].reshape(3, 3)[:, 0]
+        frame = _rotation_zy(float(np.arctan2(forward[1], forward[0])), heel)
+        spots[side] = (d.xpos[toe] - frame @ m.body_pos[toe], frame)
+    com_xy = _balls_middle(d, scratch) + com_offset
+    leg = float(np.linalg.norm(np.array(scratch.body.body("thigh.L").origin)
+                               - np.array(scratch.body.body("foot.L").origin)))
+    pose = qpos.copy()
+    pose[3:7] = (1.0, 0.0, 0.0, 0.0)
+    for side in spots:
+        # From a bent knee the solution keeps the knee bending forwards, never overstretched.
+        knee = scratch.qadr[scratch.index[f"shin.{side}_y"]]
+        pose[knee] = max(pose[knee], 0.15)
+    for _ in range(iterations):
+        d.qpos[:] = pose
+        mj.mj_kinematics(m, d)
+        mj.mj_comPos(m, d)
+        move = com_xy - d.subtree_com[scratch.root, :2]
+        pose[0:2] += move
+        # The pelvis as high as the farther ankle lets a leg reach (set first, so the legs are
+        # never asked to reach beyond their length).
+        heights = []
+        for side, (ankle, _) in spots.items():
+            hip = d.xpos[scratch.body_ids[f"thigh.{side}"], :2] + move
+            reach = (BALLS_KNEE_REACH * leg) ** 2 - float(np.sum((hip - ankle[:2]) ** 2))
+            heights.append(ankle[2] + np.sqrt(max(reach, 0.0)) - d.xpos[scratch.body_ids[f"thigh.{side}"], 2])
+        pose[2] += min(heights)
+        for side, (ankle, frame) in spots.items():
+            for name, value in _place_foot(scratch, pose, side, ankle, frame).items():
+                pose[scratch.qadr[scratch.index[name]]] = value
+    for side in spots:
+        pose[scratch.qadr[scratch.index[f"toe.{side}_y"]]] = -heel
+    return pose[scratch.qadr].copy()
+
+
+def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
+                     com_offset: NDArray[np.float64], step: float = 0.004,
+                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`_on_the_balls` and its change per metre of COM shift in x and y (joints x 2).
+
+    Two feet on the floor and the pelvis make a closed chain: leaning both legs by the same world
+    angle (the one-foot balance lean) makes the turned-out legs fight each other and the feet
+    chatter on the floor. Shifting the COM through these solutions keeps both feet where they are.
+    """
+    angles = _on_the_balls(scratch, qpos, heel, com_offset)
+    forward = (_on_the_balls(scratch, qpos, heel, com_offset + np.array([step, 0.0])) - angles) / step
+    # Sideways the straight legs cannot shift the COM smoothly (one knee would have to bend the
+    # wrong way): the two feet, a hip width apart, hold it there without correction.
+    return angles, np.stack([forward, np.zeros_like(forward)], axis=1)
+
+
 def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[str, float]:
     """Leg joint angles that lower the pelvis ``drop`` metres straight down with both feet flat
     where they are in ``qpos``. The ankle has no twist, so each knee bends in the plane of its
@@ -161,6 +245,16 @@ def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
     return settle
 
 
+BALL_PAD = 0.01  # of the height: where the COM stands ahead of the balls on demi-pointe
+
+
+def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
+    """A point just ahead of the middle of the two balls, along the feet's mean direction."""
+    balls = _balls_middle(d, sim)
+    forward = sum(d.xmat[sim.body_ids[f"foot.{s}"]].reshape(3, 3)[:2, 0] for s in ("L", "R"))
+    return balls + BALL_PAD * sim.body.height * forward / max(np.linalg.norm(forward), 1e-9)
+
+
 def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64]) -> NDArray[np.float64]:
     """Where a phase holds the projected COM, from the feet where they are now."""
     if kind == "hold":
@@ -174,8 +268,9 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64]) -> NDArray[
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
         if side == "both":
-            # Turned out, the two toes' hull reaches far forward of the balls: stay over the balls.
-            return 0.5 * (sim.data.xpos[sim.body_ids["toe.L"], :2] + sim.data.xpos[sim.body_ids["toe.R"], :2])
+            # Turned out, the two toes' hull reaches far forward of the balls: stay over the toe
+            # pads just ahead of the balls.
+            return _over_the_balls(sim.data, sim)
         return convex_hull(_contact_points(sim, toes)).mean(axis=0)
     # The middle of the supporting foot. Nearer its medial edge the supporting leg would stand
     # straighter, but there the one-foot balance fell during the retire (see issue 18's notes).
@@ -230,6 +325,7 @@ def perform_steps(
     key_times: list[tuple[str, float]] = []
 
     lean = np.zeros(2)
+    lean_now = np.zeros(len(body.joints))
     hip_lean = np.zeros(2)
     pelvis_trim = {"L": 0.0, "R": 0.0}
     trim_weights = {side: sim.lean_weights({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
@@ -274,6 +370,12 @@ def perform_steps(
                 joining = sim.lean_offsets(lean, leg_weights(side))
                 prev_pose_vec = np.where(mask, prev_pose_vec - joining, prev_pose_vec)
                 carried = np.where(mask, 0.0, carried)
+        if phase.absorb_lean:
+            # The balance lean so far becomes part of the pose the phase starts from, and the
+            # controller starts again from none: this phase's pose is planned for the body as it
+            # stands, and adding the old lean to it would count the same lean twice.
+            prev_pose_vec = prev_pose_vec + lean_now
+            lean[:] = 0.0
         pose_vec = prev_pose_vec.copy()
         for name, value in phase.pose.items():
             pose_vec[sim.index[name]] = value
@@ -312,6 +414,19 @@ def perform_steps(
             phase_target = stand_target.copy()
         else:
             phase_target = _com_target(sim, phase.target, meas.com)
+        stance_jacobian = None
+        if phase.heels is not None:
+            # Both feet about their balls: the legs' angles come from the body as planned (the
+            # previous targets, the pelvis where it is), the COM as far from the balls as the
+            # phase's target is now; the balance then shifts the COM through the same solutions.
+            planned = sim.data.qpos.copy()
+            planned[sim.qadr] = prev_pose_vec
+            offset = phase_target - _balls_middle(sim.data, sim)
+            solved, stance_jacobian = _stance_jacobian(scratch, planned, phase.heels, offset)
+            pose_vec = np.where(leg_mask("L") | leg_mask("R"), solved, pose_vec)
+            if phase.heels == 0.0:
+                for side in ("L", "R"):
+                    pose_vec[sim.index[f"toe.{side}_y"]] = TOE_PRESS
         # A plie lowers the COM on purpose: a fall is sinking well below the lower of the poses
         # this phase goes between.
         com_floor = min(sim.rest_com_height, _standing_com_height(scratch, pose_vec),
@@ -374,13 +489,19 @@ def perform_steps(
             cop_velocity = (meas.cop[:2] - last_cop) / CONTROL_DT
             last_cop = meas.cop[:2].copy()
             tracking = gains.cop_tracking if phase.stance == "both" else gains.one_foot_tracking
+            if stance_jacobian is not None:
+                tracking *= BALLS_TRACKING
             shift = tracking * (meas.cop[:2] - desired) - gains.cop_damping * cop_velocity
             lean += CONTROL_DT * lean_for_shift(shift, h)
 
             weights = lean_weights.copy()
             weights[foot_y] = -(1.0 - toe_share)
             weights[toe_y] = -toe_share
-            offsets = sim.lean_offsets(lean, (lean_index, weights))
+            if stance_jacobian is not None:
+                offsets = stance_jacobian @ (h * np.array([lean[1], -lean[0]]))
+            else:
+                offsets = sim.lean_offsets(lean, (lean_index, weights))
+            lean_now = offsets.copy()
             if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.

@@ -44,6 +44,14 @@ BALANCED_FROM = {
 }
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
+# The relevé on both feet, in seconds: onto the balls, the heels' first lift (to RELEVE_START rad),
+# the whole rise, the way down, the COM back to the middle, the legs back to the position. The
+# hold on the balls takes the rest of the step's seconds.
+RELEVE_PARTS = {"shift": 1.5, "lift": 0.5, "rise": 0.8, "down": 2.0, "back": 1.5, "rest": 0.7}
+RELEVE_START = 0.2
+TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
+# Smaller dancers fell in the relevé on both feet (1.1, 1.3 and 1.45 m; 1.2 m held).
+RELEVE_BOTH_MIN_HEIGHT = 1.5
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
 # the least each step takes: faster extensions throw the COM beyond what the COP can catch.
@@ -289,6 +297,8 @@ class Phase:
     key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
     level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
     land: float | None = None  # put the free foot back on its spot, this high above it (m)
+    absorb_lean: bool = False  # start from the pose plus the balance lean so far, the lean reset
+    heels: float | None = None  # both feet this far up on their balls (rad), posed about the balls
     sink: float = 0.0  # lower the pelvis straight down by this share of the height, feet where they are
 
 
@@ -398,7 +408,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
         label = text.strip()
         try:
             if not allow_unbalanced:
-                _check_balanced(state, name)
+                _check_balanced(state, name, height)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
@@ -408,7 +418,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     return labels, phases, state
 
 
-def _check_balanced(state: State, name: str) -> None:
+def _check_balanced(state: State, name: str, height: float) -> None:
     if name in POSITIONS:
         if name != state.position:
             raise DancerError(f"changing from {state.position} to {name} within a sequence is not "
@@ -422,9 +432,13 @@ def _check_balanced(state: State, name: str) -> None:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
     if name == "releve" and state.support == "both":
-        raise DancerError("releve on both feet: the balance controller cannot hold it yet (the dancer "
-                          "rises and holds on the balls but falls forward coming down); the releve on "
-                          "one foot is balanced: add weight_shift and retire first")
+        if state.position != "first_position":
+            raise DancerError(f"releve on both feet from {state.position} is not balanced yet (the "
+                              "feet slide as the heels rise and the dancer falls); it is in first_position")
+        if height < RELEVE_BOTH_MIN_HEIGHT:
+            raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
+                              f"and taller (at {height:g} m the feet chatter as the heels rise and the "
+                              "dancer falls); the releve on one foot is: add weight_shift and retire first")
     if name.startswith("tendu_") and state.support == "both":
         raise DancerError(f"{name} needs the weight on the supporting foot first (from both feet the "
                           "dancer falls closing): add a weight_shift first")
@@ -557,19 +571,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:
-        if state.releve:
-            raise DancerError("already on demi-pointe")
-        up = releve_pose(releve_pose(pose, "L"), "R")
-        up.update(arms("first"))
-        rise, hold, down = _split(duration, 2.0, 1.0, 1.5)
-        phases.append(Phase(label, rise + hold, up, "both", "toe:both", 2.0, 1.0, pose_delay=0.6,
-                            toe_control=True))
-        # Down with the COM kept over the balls until the heels are on the floor, then back
-        # to the middle of the feet.
-        phases.append(Phase(label, 0.7 * down, pose, "both", "hold", 0.6 * down, 0.3, toe_control=True,
-                            toe_release=True))
-        phases.append(Phase(label, 0.3 * down, pose, "both", "both", 0.1, 0.25 * down))
-        return phases, state
+        return _releve_on_both_feet(pose, label, duration), state
 
     if state.releve and name != "pivot_quarter":
         raise DancerError(f"{name} is not done on demi-pointe: only pivot_quarter follows a releve on "
@@ -698,6 +700,44 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         return phases_out, replace(state, hover=True)
     phases_out[-1].duration = share[2] * duration
     return phases_out, state
+
+
+def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float) -> list[Phase]:
+    """Rise onto the balls of both feet, hold, come down and stand again (``duration`` seconds).
+
+    The legs are posed about the balls, which stay where they are (``Phase.heels``): ankle and toe
+    joints move together with the COM kept just ahead of the balls until the heels are down, then
+    the COM goes back over the middle of the feet.
+    """
+    least = sum(RELEVE_PARTS.values())
+    hold = duration - least
+    if hold < -1e-9:
+        raise DancerError(f"releve on both feet takes at least {least:g} s, got {duration:g}")
+    shift, lift, rise, down, back, rest = RELEVE_PARTS.values()
+    raised = {**pose, **arms("first")}
+    # Flat, the toes press the floor a little: with the COM over the front of the feet the toes and
+    # the front of the foot shared the load through the stiff toe joint and the feet chattered.
+    pressed = {**pose, "toe.L_y": TOE_PRESS, "toe.R_y": TOE_PRESS}
+    # Every leg joint the poses on the balls move goes back to the position's angle at the end.
+    standing = {**pose, **{f"{body}.{s}_{axis}": pose.get(f"{body}.{s}_{axis}", 0.0) for s in ("L", "R")
+                           for body, axes in (("thigh", "xyz"), ("shin", "y"), ("foot", "xy"), ("toe", "y"))
+                           for axis in axes}}
+    return [
+        # The weight forward onto the balls, the heels still down ...
+        Phase(label, shift, pressed, "both", "toe:both", 0.5, 0.6 * shift),
+        # ... the heels off the floor briskly (lifting them slowly, the feet chattered) ...
+        Phase(label, lift, raised, "both", "toe:both", lift, 0.5, toe_control=True, heels=RELEVE_START,
+              absorb_lean=True),
+        # ... up onto the balls, which stay where they are, and held there ...
+        Phase(label, rise + hold, raised, "both", "toe:both", 0.85 * rise, 0.5, toe_control=True,
+              heels=RELEVE_ANGLE, absorb_lean=True),
+        # ... down the same way until the heels are on the floor ...
+        Phase(label, down, raised, "both", "toe:both", 0.9 * down, 0.9 * down, toe_control=True, heels=0.0,
+              absorb_lean=True),
+        # ... the COM back over the middle of the feet, and the legs and toes as the position has them.
+        Phase(label, back, pressed, "both", "stand", 0.6 * back, 0.8 * back, heels=0.0, absorb_lean=True),
+        Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True),
+    ]
 
 
 def _name(body: str, side: str, axis: str) -> str:

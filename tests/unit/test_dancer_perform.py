@@ -269,6 +269,43 @@ def test_positions_within_a_sequence_are_refused_unless_the_weight_just_comes_ba
         assert word in str(caught.value)
 
 
+def test_the_releve_on_both_feet_rises_holds_and_comes_down_balanced():
+    # Then the paper's releve on one foot: the legs are back in the position's pose after it.
+    show = perform(("first_position", "releve@9", "weight_shift", "retire", "releve"))
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    during = show.step_window(1, 1e9)
+    toes_only = np.array([name.startswith("toe") for name in show.contact_bodies])
+    on_the_balls = np.all(show.in_contact[during] == toes_only, axis=1)
+    # Up on the balls of both feet for seconds (the heels off the floor), the COM 7 cm higher ...
+    assert on_the_balls.sum() * (show.times[1] - show.times[0]) > 3.0
+    standing = show.com[0, 2]
+    assert show.com[during, 2].max() > standing + 0.06
+    # ... and down again: both whole feet on the floor, the COM back at standing height, the balls
+    # of the feet within 3 cm of where they started.
+    end = np.nonzero(during)[0][-1]
+    assert show.in_contact[end].all()
+    assert show.com[end, 2] == pytest.approx(standing, abs=0.005)
+    for side in ("L", "R"):
+        ball = show.joint_positions[f"toe.{side}"][:, :2]
+        assert np.linalg.norm(ball[end] - ball[0]) < 0.03
+
+
+@pytest.mark.parametrize(
+    ("sequence", "height", "words"),
+    [
+        (("second_position", "releve"), 1.65, ("releve on both feet from second_position", "first_position")),
+        (("first_position", "releve"), 1.3, ("1.5 m", "weight_shift and retire")),
+        (("first_position", "releve@5"), 1.65, ("at least 7 s",)),
+    ],
+)
+def test_a_releve_on_both_feet_that_would_fall_is_refused_with_the_reason(sequence, height, words):
+    with pytest.raises(DancerError) as caught:
+        perform(sequence, height=height)
+    for word in words:
+        assert word in str(caught.value)
+
+
 def test_a_weight_shift_in_fourth_is_refused_with_the_reason():
     with pytest.raises(DancerError, match="weight_shift from fourth_position is not balanced yet"):
         perform(("fourth_position", "weight_shift"))
