@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import quaternions
 from .anthropometry import DancerError
 from .balance import Gains
 from .model import build_body
@@ -219,6 +220,17 @@ def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[st
                 angles[name] = value
                 pose[scratch.qadr[scratch.index[name]]] = value
     return angles
+
+
+def _swivel(sim: DancerSim, about: NDArray[np.float64], angle: float) -> None:
+    """Turn the whole body by ``angle`` about the vertical through ``about`` (x, y), its velocity too."""
+    d = sim.data
+    c, s = np.cos(angle), np.sin(angle)
+    turn = np.array([[c, -s], [s, c]])
+    d.qpos[0:2] = about + turn @ (d.qpos[0:2] - about)
+    d.qpos[3:7] = quaternions.multiply(quaternions.from_axis_angle((0.0, 0.0, 1.0), angle), d.qpos[3:7])
+    # A free joint's linear velocity is in the world frame, its angular velocity in the body's.
+    d.qvel[0:2] = turn @ d.qvel[0:2]
 
 
 def _standing_com_height(scratch: DancerSim, targets: NDArray[np.float64]) -> float:
@@ -432,6 +444,7 @@ def perform_steps(
         com_floor = min(sim.rest_com_height, _standing_com_height(scratch, pose_vec),
                         _standing_com_height(scratch, prev_pose_vec))
         phase_ticks = int(round(phase.duration / CONTROL_DT))
+        turned = 0.0
         lean_joints: dict[str, float] = {}
         for side in stance:
             lean_joints.update({f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0, f"toe.{side}_y": 0.0,
@@ -527,6 +540,21 @@ def perform_steps(
             for side, trim in pelvis_trim.items():
                 if trim:
                     offsets += sim.lean_offsets(np.array([trim, 0.0]), trim_weights[side])
+            if phase.turn:
+                # The quarter turn: the body swivels about the vertical through the middle of the
+                # supporting toe's contacts (where the COM is held). MuJoCo's contacts here have no
+                # torsional friction, and the hip cannot turn the pelvis 90 degrees over a planted
+                # foot, so the swivel is imposed on the whole body, smoothly; the balance goes on
+                # throughout, and everything kept in world coordinates turns with the body.
+                angle = phase.turn * _smooth((t_local + CONTROL_DT) / phase.duration) - turned
+                turned += angle
+                _swivel(sim, phase_target, angle)
+                c, s_ = np.cos(angle), np.sin(angle)
+                turn = np.array([[c, -s_], [s_, c]])
+                lean, hip_lean = turn @ lean, turn @ hip_lean
+                last_cop = phase_target + turn @ (last_cop - phase_target)
+                prev_target = phase_target + turn @ (prev_target - phase_target)
+                stand_target = phase_target + turn @ (stand_target - phase_target)
             sim.apply(base_now + offsets)
             meas = sim.measure()
             tick += 1

@@ -31,7 +31,7 @@ SIDES = {"left": "L", "right": "R"}
 # using them is refused with that reason instead of baking a fall.
 BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_side", "tendu_back",
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
-                      "arabesque_45", "demi_plie", "grand_plie"})
+                      "arabesque_45", "demi_plie", "grand_plie", "pivot_quarter"})
 # From the other positions only the plies are balanced: the weight shift is tuned from first
 # position (from the wide second and the crossed third and fifth the supporting foot comes off
 # the floor; from fourth the chains after it fall).
@@ -653,7 +653,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name == "pivot_quarter":
         if not state.releve:
             raise DancerError("pivot_quarter turns on demi-pointe: add retire and releve first")
-        phases.append(Phase(label, duration, pose, support, "toe:" + support, 1.0, 0.5, toe_control=True,
+        # On the toe as the releve left the dancer (the toe joint carrying the balance from the
+        # first tick, the pelvis as it is), the body swivels a quarter turn about the ball.
+        phases.append(Phase(label, duration, pose, support, "toe:" + support, 1.0, 0.5, pose_delay=-1.0,
+                            toe_control=True, level_pelvis=False,
                             turn=np.pi / 2 * (1.0 if support == "L" else -1.0)))
         return phases, state
 

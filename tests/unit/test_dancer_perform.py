@@ -178,8 +178,9 @@ def test_illegal_steps_are_refused_before_simulating_with_the_reason(sequence, w
 def test_steps_the_controller_cannot_hold_yet_are_refused_unless_asked_for():
     from addon.dancer import STEPS, plan
 
-    with pytest.raises(DancerError, match="cannot hold it yet"):
-        perform(("first_position", "weight_shift", "retire", "releve", "pivot_quarter"))
+    with pytest.raises(DancerError, match="not balanced yet"):
+        perform(("fifth_position", "weight_shift"))
+    assert plan(("fifth_position", "weight_shift"), allow_unbalanced=True)[2].support == "L"
     labels, phases, _ = plan(("first_position", "demi_plie", "tendu_side:right"), allow_unbalanced=True)
     assert labels == ["first_position", "demi_plie", "tendu_side:right"]
     assert sum(p.starts_step for p in phases) == 3
@@ -304,6 +305,43 @@ def test_a_releve_on_both_feet_that_would_fall_is_refused_with_the_reason(sequen
         perform(sequence, height=height)
     for word in words:
         assert word in str(caught.value)
+
+
+def _yaw(quaternions):
+    w, x, y, z = quaternions.T
+    return np.degrees(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
+
+
+@pytest.mark.parametrize("working", ["right", "left"])
+def test_a_quarter_pivot_turns_the_dancer_ninety_degrees_on_the_toe_balanced(working):
+    support = "left" if working == "right" else "right"
+    side = support[0].upper()
+    show = perform(("first_position", f"weight_shift:{support}", f"retire:{working}", f"releve:{working}",
+                    f"pivot_quarter:{working}", f"pivot_quarter:{working}"))
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    # Turning towards the supporting side, a quarter turn per pivot, for the pelvis and for the
+    # supporting toe, which carries the dancer alone throughout.
+    sign = 1.0 if support == "left" else -1.0
+    toe = show.contact_bodies.index(f"toe.{side}")
+    before = np.searchsorted(show.times, show.phase_times[4][1])
+    for pivots, index in ((1, show.step_window(4)), (2, show.step_window(5))):
+        end = np.nonzero(index)[0][-1]
+        turned = _yaw(show.rotations["hips"][end]) - _yaw(show.rotations["hips"][before])
+        assert (turned - sign * 90.0 * pivots + 180.0) % 360.0 - 180.0 == pytest.approx(0.0, abs=3.0)
+    pivoting = np.nonzero(show.times >= show.phase_times[4][1])[0]
+    alone = np.arange(4) == toe
+    assert np.all(show.in_contact[pivoting] == alone)
+    # The toe turns about the middle of its contact with the floor, which stays put (within 1 cm):
+    # the support polygon follows the facing.
+    centres = np.array([show.support_polygons[i].mean(axis=0) for i in pivoting])
+    assert np.linalg.norm(centres - centres[0], axis=1).max() < 0.01
+    quarter = np.nonzero(show.step_window(4))[0][-1]
+    hull_before = show.support_polygons[before] - show.support_polygons[before].mean(axis=0)
+    hull_after = show.support_polygons[quarter] - show.support_polygons[quarter].mean(axis=0)
+    long_before = np.arctan2(*np.linalg.svd(hull_before)[2][0][::-1])
+    long_after = np.arctan2(*np.linalg.svd(hull_after)[2][0][::-1])
+    assert abs(np.sin(long_after - long_before)) > 0.95  # the toe's long axis turned ~90 degrees
 
 
 def test_a_weight_shift_in_fourth_is_refused_with_the_reason():
