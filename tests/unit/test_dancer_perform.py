@@ -353,7 +353,8 @@ def _chain(working: str) -> list[str]:
     """Every balanced step once with ``working`` as the working leg, in one legal order."""
     support = "left" if working == "right" else "right"
     extensions = ["tendu_front", "tendu_side", "tendu_back", "developpe_front_45", "developpe_front_90",
-                  "developpe_side_45", "developpe_side_90", "arabesque_45", "retire", "releve"]
+                  "developpe_side_45", "developpe_side_90", "arabesque_45", "retire", "releve",
+                  "pivot_quarter"]
     return ["first_position", f"weight_shift:{support}"] + [f"{name}:{working}" for name in extensions]
 
 
