@@ -37,15 +37,14 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # third hold every step on either leg. In second the pelvis travels 14 cm and drops over the
 # supporting foot, so the free leg's tendu and extension poses (written for a level, centred
 # pelvis) drive the foot into the floor; in fifth the same happens when the back (left) foot
-# works; in fourth the weight does not get over the front or back foot, and the bending legs of
-# a plie push the COM out over the back heel.
-_ONE_FOOT = BALANCED - {"demi_plie", "grand_plie"}
+# works; in fourth the weight does not get over the front or back foot (the plies there are
+# balanced with the legs solved for the pelvis going straight down).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {side: _BOTH_FEET | {"weight_shift", "retire"} for side in ("L", "R")},
     "third_position": {"L": BALANCED, "R": BALANCED},
-    "fourth_position": {"L": frozenset(), "R": frozenset()},
+    "fourth_position": {"L": _BOTH_FEET, "R": _BOTH_FEET},
     "fifth_position": {"L": BALANCED, "R": _BOTH_FEET | {"weight_shift"}},
 }
 DEFAULT_TURNOUT = np.radians(40.0)
@@ -257,6 +256,9 @@ TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
+# Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
+# angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
+PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.0)}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
@@ -292,6 +294,7 @@ class Phase:
     key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
     level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
     land: float | None = None  # put the free foot back on its spot, this high above it (m)
+    sink: float = 0.0  # lower the pelvis straight down by this share of the height, feet where they are
     # Both feet down: the pelvis goes where the balance wants it and both legs follow by IK with
     # the feet kept on their spots (see closed_chain), instead of both legs leaning alike.
     closed_chain: bool = False
@@ -562,7 +565,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         down, up = _split(duration, 1.0, 1.0)
         # Every joint the plie bent goes back (a joint the position leaves at rest back to zero).
         straight = {name: pose.get(name, 0.0) for name in bent}
-        phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down))
+        # In fourth, one foot ahead of the other, bending each leg in its own turned-out plane by
+        # the angles above sent the pelvis back over the rear heel (the dancer fell): there the
+        # legs are solved for the pelvis going straight down instead.
+        sink = PLIE_SINK[name] if state.position == "fourth_position" else 0.0
+        phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, sink=sink))
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
         # mm further forward, over the middle of the feet) and the extension after it fell.
