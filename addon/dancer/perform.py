@@ -355,6 +355,12 @@ def perform_steps(
             # The legs' angles for the pelvis lowered from where the previous pose stands it.
             planned = sim.data.qpos.copy()
             planned[sim.qadr] = prev_pose_vec
+            if chain_prev:
+                # After the closed chain the legs stand at the chain's angles, less the lean that
+                # this phase adds on top again.
+                both_legs = {**leg_weights("L"), **leg_weights("R")}
+                planned[sim.qadr] = np.where(leg_mask("L") | leg_mask("R"),
+                                             last_applied - sim.lean_offsets(lean, both_legs), prev_pose_vec)
             for name, value in _sunk(scratch, planned, phase.sink * body.height).items():
                 pose_vec[sim.index[name]] = value
         if phase.target == "keep":
@@ -482,7 +488,8 @@ def perform_steps(
                 for side in stance:
                     fix = np.where(leg_mask(side), last_applied - applied, fix)
                 prev_pose_vec = prev_pose_vec + fix
-                pose_vec = pose_vec + fix
+                if not phase.sink:  # a sink's leg angles are solved from the chain's already
+                    pose_vec = pose_vec + fix
                 via_vec = via_vec + fix
                 applied = applied + fix
             sim.apply(applied)

@@ -400,7 +400,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     state = State(first, start_pose)
     labels = [items[0][0].strip()]
     phases = [Phase(labels[0], _seconds(first, items[0][1], kinds), start_pose, "both", "hold", 0.3, 0.3,
-                    starts_step=True, closed_chain=True)]
+                    starts_step=True, closed_chain=_chained(first))]
     for index, (text, seconds) in enumerate(items[1:], start=2):
         name, side = parse_step(text)
         label = text.strip()
@@ -451,9 +451,16 @@ def _check_balanced(state: State, name: str, side: str | None = None) -> None:
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
         foot = "" if name in _BOTH_FEET else f" on the {_word(support)} foot"
-        raise DancerError(f"{name} from {state.position}{foot} is not balanced yet (the dancer falls; from "
+        raise DancerError(f"{name} from {state.position} is not balanced yet{foot} (the dancer falls; from "
                           f"there{foot} {here}); start the sequence from 'first_position' or "
                           "'third_position' for it")
+
+
+def _chained(position: str) -> bool:
+    """Whether the closed-chain weight shift holds the feet in ``position``. Not in fourth yet:
+    standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
+    legs still lean alike there (where the plies are balanced and nothing else is)."""
+    return position != "fourth_position"
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -475,6 +482,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     duration = _seconds(name, seconds, kinds) if name not in POSITIONS else None
     pose = state.pose
     phases: list[Phase] = []
+    chained = _chained(state.position)
 
     if name in POSITIONS:
         target_pose = settle(position_pose(name, turnout, height))
@@ -486,20 +494,21 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError(f"{name} from releve: the releve on both feet comes down by itself")
         if state.support == "both" and name == state.position:
             phases.append(Phase(label, _seconds(name, seconds, kinds), pose, "both", "both", 0.5,
-                                1.0, closed_chain=True))
+                                1.0, closed_chain=chained))
             return phases, state
         if name == state.position and not (state.raised or state.hover):
             # Both feet are where the position put them and the weight is on one: it comes back
             # to the middle, the reverse of the weight shift.
             phases.append(Phase(label, _seconds(name, seconds, {**kinds, "position": kinds["weight_shift"]}),
-                                pose, "both", "stand", 0.5, 2.0, closed_chain=True))
+                                pose, "both", "stand", 0.5, 2.0, closed_chain=chained))
             return phases, replace(state, support="both")
         support = state.support if state.support in ("L", "R") else "L"
         working = other(support)
         shift, move, close = _split(total, 2.0, 1.5, 1.5) if state.support == "both" else \
             (0.0, *_split(total, 1.0, 1.0))
         if shift:
-            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0, closed_chain=True))
+            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
+                                closed_chain=chained))
         # The working leg (lifted from retire, or a little off the floor) goes to its new place.
         leg = {k: v for k, v in target_pose.items() if f".{working}_" in k}
         moved = dict(pose)
@@ -510,7 +519,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         phases.append(Phase(label, move, moved, support, "foot:" + support, 0.9 * move, 0.5, via=lift,
                             keep_lean=True))
         phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close,
-                            0.9 * close, closed_chain=True))
+                            0.9 * close, closed_chain=chained))
         return phases, State(name, target_pose)
 
     support, working = _support_for(name, side, state)
@@ -534,18 +543,18 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             shift_pose = {k: v for k, v in pose.items()
                           if landed not in k or k.startswith(("upper_arm", "forearm"))}
             phases.append(Phase(label, duration, shift_pose, "both", "foot:" + support, 0.5,
-                                2.0, closed_chain=True))
+                                2.0, closed_chain=chained))
             return phases, replace(state, support=support, hover=False)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
             to_middle, across = _split(duration, 2.0, 3.0)
             phases.append(Phase(label, to_middle, pose, "both", "stand", 0.5,
-                                0.8 * to_middle, closed_chain=True))
+                                0.8 * to_middle, closed_chain=chained))
             phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5,
-                                0.7 * across, closed_chain=True))
+                                0.7 * across, closed_chain=chained))
             return phases, replace(state, support=support, hover=False)
-        phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0, closed_chain=True))
+        phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0, closed_chain=chained))
         return phases, replace(state, support=support, hover=False)
 
     if name in ("demi_plie", "grand_plie"):
@@ -618,7 +627,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # From both feet the weight goes onto the supporting foot first, as a weight shift
             # does, and comes back after; the step's own seconds are the leg's way out and in.
             phases_out.append(Phase(label, kinds["weight_shift"], pose, "both", "foot:" + support, 0.5,
-                                    2.0, closed_chain=True))
+                                    2.0, closed_chain=chained))
         out_time = back_time = 0.5 * duration
         # The foot first comes off the floor flat (the pelvis sits lower over the leaning
         # supporting leg than in the pose, so a brushing foot would dig in), then goes out.
@@ -637,7 +646,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
             phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
-                                    0.8 * TENDU_CLOSE, closed_chain=True))
+                                    0.8 * TENDU_CLOSE, closed_chain=chained))
             return phases_out, state
         return phases_out, replace(state, hover=True)
 

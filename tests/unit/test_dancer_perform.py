@@ -92,9 +92,9 @@ def test_steps_from_other_positions_are_refused_with_a_reason():
     with pytest.raises(DancerError, match="first_position"):
         perform(("fourth_position", "weight_shift"))
     # Per supporting foot: in fifth the front (right) foot works, the back one not yet.
-    with pytest.raises(DancerError, match="fifth_position on the right foot is not balanced yet"):
+    with pytest.raises(DancerError, match="fifth_position is not balanced yet on the right foot"):
         perform(("fifth_position", "weight_shift:right", "tendu_front:left"))
-    with pytest.raises(DancerError, match="second_position on the left foot"):
+    with pytest.raises(DancerError, match="second_position is not balanced yet on the left foot"):
         perform(("second_position", "weight_shift", "tendu_side"))
 
 
