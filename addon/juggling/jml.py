@@ -1072,7 +1072,7 @@ def _plan_bounded_hands(pattern: Pattern, bounded: dict[int, list[HandEvent]], l
         hermite, before = pattern._hands[hand], excess(hand)
         pattern._hands[hand] = plan_hand_path(conditions, pattern.loop_duration, beat, limit, floor)
         after = excess(hand)
-        if after > max(before, _REACH_TOLERANCE):
+        if not after <= max(before, _REACH_TOLERANCE):  # also a path that came out NaN
             pattern._hands[hand] = hermite
     pattern.reach_warning = _reach_warning(pattern)
 
