@@ -17,6 +17,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .errors import SimulationError
+from .scenes import Body
+
+# A cube's 12 outward triangles over its corners ordered as (i, j, k) in {0, 1}^3, x slowest.
+CUBE_TRIANGLES = np.array([(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
+                           (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)])  # fmt: skip
 
 
 def repose_angle(static_friction: float) -> float:
@@ -50,3 +55,22 @@ def heap_slope(centres: ArrayLike, tops: ArrayLike, ring_width: float) -> float:
         return 0.0
     gradient = np.polyfit(radii, heights, 1)[0]
     return math.degrees(math.atan(max(-gradient, 0.0)))
+
+
+def spout_cubes(count: int, size: float, seed: int = 1) -> list[Body]:
+    """``count`` cubes of edge ``size`` waiting to be poured, as Add Rigid Pile (Pour) places them: turned
+    at random, spread over a disc of 1.5 sizes at a spout high enough for the heap they make (about as
+    high as a cone of their volume at 30 degrees), lowest first by a thousandth of a size each."""
+    if count < 1 or not size > 0:
+        raise SimulationError(f"a pour needs at least one cube of positive size, got {count}, {size}")
+    rng = np.random.default_rng(seed)
+    corners = (np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5) * size
+    spout = size * (4.0 + 1.2 * count ** (1.0 / 3.0))
+    cubes = []
+    for index in range(count):
+        turn, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        turn[:, 0] *= np.sign(np.linalg.det(turn))  # a rotation, not a reflection
+        radius, angle = 1.5 * size * math.sqrt(rng.uniform()), rng.uniform(0.0, 2.0 * math.pi)
+        centre = [radius * math.cos(angle), radius * math.sin(angle), spout + 0.001 * size * index]
+        cubes.append(Body(f"cube {index}", corners @ turn.T + centre, triangles=CUBE_TRIANGLES))
+    return cubes
