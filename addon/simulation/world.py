@@ -472,8 +472,9 @@ class World:
         """Shape-matched bodies (disjoint clusters) that stay slower than ``speed`` (m/s) for ``frames``
         frames fall asleep: frozen exactly where they are (no jitter, no creeping) and immovable. A
         sleeping body costs nothing per substep (no shape matching; its particles are searched for
-        contacts only inside the reach of an awake body). A body moving faster than ``speed`` within
-        reach of a sleeping one wakes it."""
+        contacts only inside the reach of an awake body). A body moving faster than ``WAKE_FACTOR`` times
+        ``speed`` (an impact, not a neighbour creeping or sliding slowly) within reach of a sleeping one
+        wakes it."""
         if not (speed > 0 and frames >= 1):
             raise SimulationError(f"sleeping needs speed > 0 and frames >= 1, got {speed}, {frames}")
         state = self._body_state()
