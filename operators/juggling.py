@@ -175,7 +175,9 @@ def juggling_properties() -> dict:
         "max_hand_acceleration": FloatProperty(
             name="Hand Acceleration Bound",
             description="Hands are planned to stay under this acceleration where the pattern allows it; "
-            "strokes that need more are reported (a human hand juggles comfortably within about 4 g)",
+            "strokes that need more are reported, with the least any hand needs in the pattern (a cascade "
+            "of n props at dwell d needs g (n - d) at any beat; a human hand juggles comfortably within "
+            "about 4 g)",
             default=4 * 9.81,
             min=1.0,
             max=1000.0,

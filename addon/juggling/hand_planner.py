@@ -71,27 +71,97 @@ def vertical_acceleration_floor(throws: list[tuple[float, float]], period: float
     """The least peak acceleration (m/s^2) of any periodic hand path that throws with vertical
     speeds ``v_i`` at times ``t_i`` (``(t_i, v_i)``, seconds and m/s) every ``period`` seconds.
 
-    With ``|a| <= A`` the vertical velocity is at least ``max_i (v_i - A |t - t_i|)`` (periodic
-    distance), and it must average zero over the period: ``A`` is the root of that envelope's
-    mean, found by bisection. Catches and horizontal motion only add to it.
-    """
-    if not throws or max(v for _, v in throws) <= 0:
+    Catches and horizontal motion only add to it (see :func:`least_peak_acceleration`, which this
+    calls with exact velocity windows at the throws)."""
+    return least_peak_acceleration([(t, v, v) for t, v in throws], period)
+
+
+def least_peak_acceleration(windows: list[tuple[float, float, float]], period: float) -> float:
+    """The least ``A`` (m/s^2) such that some ``period``-periodic velocity ``u`` with ``|u'| <= A``
+    passes through every window ``(t_k, lo_k, hi_k)`` (``lo_k <= u(t_k) <= hi_k``) and has mean 0.
+
+    This is an exact lower bound on the peak vertical acceleration of a hand whose vertical
+    velocity must lie in those windows (a throw: the prop's launch speed, ``lo = hi``; a catch:
+    between the incoming prop's vertical speed and 0) and whose path closes over the period
+    (zero net displacement). The hand's positions are not constrained, so it holds for any planner
+    and any arm through these windows (the windows themselves depend on where props are thrown and
+    caught: a throw from higher than its catch needs less launch speed).
+
+    For a given ``A``, the least ``A``-Lipschitz periodic function above every ``lo_k`` at ``t_k``
+    is ``L(t) = max_k (lo_k - A d(t, t_k))`` (``d`` the distance around the period) and the greatest
+    under every ``hi_k`` is ``U(t) = min_k (hi_k + A d(t, t_k))``; every admissible ``u`` lies
+    between them. A ``u`` through the windows exists iff ``L(t_k) <= hi_k`` for every ``k`` (then
+    ``L`` and ``U`` are both admissible), and the admissible set being convex, its means fill
+    ``[mean L, mean U]``: a closed path exists iff also ``mean L <= 0 <= mean U``. Both tests only
+    get easier as ``A`` grows, so ``A`` is found by bisection (to 1e-12 relative); the means are
+    exact integrals of the piecewise linear envelopes. Windows at one time are intersected (an
+    empty intersection needs an infinite acceleration: ``inf``)."""
+    if not (math.isfinite(period) and period > 0):
+        raise ValueError(f"period must be positive, got {period}")
+    merged: dict[float, tuple[float, float]] = {}
+    for when, low, high in windows:
+        if not (math.isfinite(when) and math.isfinite(low) and math.isfinite(high)) or low > high:
+            raise ValueError(f"a velocity window must be finite with lo <= hi, got {(when, low, high)}")
+        key = round(when % period, 12) % period
+        old_low, old_high = merged.get(key, (-math.inf, math.inf))
+        merged[key] = (max(old_low, low), min(old_high, high))
+    if not merged:
         return 0.0
-    t = np.linspace(0.0, period, 4097)[:-1]
-    times = np.array([w for w, _ in throws])[:, None]
-    speeds = np.array([v for _, v in throws])[:, None]
-    distance = np.abs((t[None] - times + 0.5 * period) % period - 0.5 * period)
+    times = np.array(list(merged))
+    low = np.array([w[0] for w in merged.values()])
+    high = np.array([w[1] for w in merged.values()])
+    if np.any(low > high):
+        return math.inf
+    if low.max() <= 0.0 <= high.min():
+        return 0.0  # a hand at rest meets every window
+    gaps = np.abs((times[:, None] - times[None, :] + 0.5 * period) % period - 0.5 * period)
 
-    def envelope_mean(limit: float) -> float:
-        return float(np.max(speeds - limit * distance, axis=0).mean())
+    def feasible(limit: float) -> bool:
+        lowest = np.max(low[None, :] - limit * gaps, axis=1)
+        if np.any(lowest > high):
+            return False
+        return (
+            _envelope_mean(times, low, limit, period) <= 0.0 <= -_envelope_mean(times, -high, limit, period)
+        )
 
-    low, high = 0.0, 1.0
-    while envelope_mean(high) > 0:
-        high *= 2.0
-    for _ in range(50):
-        middle = 0.5 * (low + high)
-        low, high = (middle, high) if envelope_mean(middle) > 0 else (low, middle)
-    return high
+    lower, upper = 0.0, 1.0
+    while not feasible(upper):
+        lower, upper = upper, 2.0 * upper
+    while upper - lower > 1e-12 * upper:
+        middle = 0.5 * (lower + upper)
+        lower, upper = (lower, middle) if feasible(middle) else (middle, upper)
+    return upper
+
+
+def _envelope_mean(times: Array, peaks: Array, slope: float, period: float) -> float:
+    """The exact mean over one period of ``max_k (peaks_k - slope d(t, times_k))`` (``d`` the
+    distance around the period): tents copied one period either side, so that on the line the
+    envelope is theirs; between neighbouring apexes it is the larger of the left neighbours'
+    falling edge and the right neighbours' rising edge (two lines), integrated exactly."""
+    centres = np.concatenate([times - period, times, times + period])
+    heights = np.tile(peaks, 3)
+    order = np.argsort(centres, kind="stable")
+    centres, heights = centres[order], heights[order]
+    left, right = heights.copy(), heights.copy()
+    for i in range(1, len(centres)):
+        left[i] = max(left[i], left[i - 1] - slope * (centres[i] - centres[i - 1]))
+    for i in range(len(centres) - 2, -1, -1):
+        right[i] = max(right[i], right[i + 1] - slope * (centres[i + 1] - centres[i]))
+    a, b = left[:-1], right[1:]  # falling edge from each apex, rising edge into the next
+    c0, c1 = centres[:-1], centres[1:]
+    x0, x1 = np.clip(c0, 0.0, period), np.clip(c1, 0.0, period)
+    cross = np.clip((a - b + slope * (c0 + c1)) / (2.0 * slope), x0, x1)
+
+    def falling(t: Array) -> Array:
+        return a - slope * (t - c0)
+
+    def rising(t: Array) -> Array:
+        return b - slope * (c1 - t)
+
+    total = 0.5 * (cross - x0) * (falling(x0) + falling(cross)) + 0.5 * (x1 - cross) * (
+        rising(cross) + rising(x1)
+    )
+    return float(total.sum() / period)
 
 
 def _ramp_integrals(t: Array, corners: Array) -> tuple[Array, Array]:

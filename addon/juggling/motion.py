@@ -27,7 +27,7 @@ from ..quaternions import slerp
 from ..quaternions import to_matrix as quaternion_to_matrix
 from .body import Body, juggler_placement, yaw_matrix
 from .body_motion import BodyMotion, body_motion
-from .hand_planner import HandEvent, plan_hand_path
+from .hand_planner import HandEvent, least_peak_acceleration, plan_hand_path
 from .model import LEFT, Siteswap, Throw
 from .paths import (
     GRAVITY,
@@ -252,6 +252,50 @@ class Pattern:
                     )
         found.sort(key=lambda item: -item[0])
         return found
+
+    def hand_velocity_windows(self, laid_out: bool = False) -> list[list[tuple[float, float, float]]]:
+        """Per hand (index ``juggler * 2 + hand``), the windows its vertical velocity must pass
+        through over the loop: ``(time s, lo, hi)`` m/s.
+
+        A throw leaves with its prop's vertical launch speed (a multiplex: anywhere between its
+        props' speeds, the hand leaves with one); a catch moves along the incoming prop, 0 to 1 times
+        its speed, so its vertical speed lies between the prop's and 0 (between every landing
+        prop's and 0 when several land at once). Holds add nothing. ``laid_out=False``: each prop
+        is thrown and caught at one height (Juggling Lab's layout), ``+-g T / 2`` for a flight of
+        ``T`` seconds, so the windows depend on the timing in beats and scale with the beat;
+        bounced throws keep their real vertical speeds (the floor does not scale). ``laid_out=True``:
+        the planned props' own speeds (with this layout's throw and catch heights)."""
+        loop = self.loop_duration
+        # Events of one hand at one moment (a multiplex, props landing together) share a window.
+        windows: list[dict[float, tuple[float, list[float]]]] = [{} for _ in range(2 * self.num_jugglers)]
+        for flight in self.flights:
+            first, last = flight.arcs[0], flight.arcs[-1]
+            if laid_out or flight.bounces:
+                launch, arrival = float(first.v0[2]), float(last.at(flight.catch_time)[1][2])
+            else:
+                launch = 0.5 * first.gravity * (flight.catch_time - flight.throw_time)
+                arrival = -launch
+            for hand, when, speeds in (
+                (flight.from_juggler * 2 + flight.from_hand, flight.throw_time, (launch,)),
+                (flight.to_juggler * 2 + flight.to_hand, flight.catch_time, (arrival, 0.0)),
+            ):
+                when %= loop
+                windows[hand].setdefault(round(when, 9) % loop, (when, []))[1].extend(speeds)
+        return [[(t, min(v), max(v)) for t, v in sorted(found.values())] for found in windows]
+
+    def hand_acceleration_bound(self, laid_out: bool = False) -> float:
+        """The least peak vertical acceleration (m/s^2) that ANY hand path needs in this pattern:
+        throws with the prop's exact vertical speed, catches along the incoming prop, a closed loop
+        (see :func:`.hand_planner.least_peak_acceleration` and :meth:`hand_velocity_windows`).
+        The hand's positions and arm's reach are left out, so no planner or arm does better.
+        ``laid_out=False`` (each prop thrown and caught at one height, Juggling Lab's layout)
+        depends only on the timing in beats: the same at every beat for patterns without bounces.
+        ``laid_out=True`` uses this plan's own prop speeds (its throw and catch heights): the plan's
+        peak is never below it. Other heights change the prop speeds, and so the bound."""
+        return max(
+            (least_peak_acceleration(w, self.loop_duration) for w in self.hand_velocity_windows(laid_out)),
+            default=0.0,
+        )
 
     def _event_near(self, juggler: int, hand: int, when: float) -> str:
         """The throw or catch of this hand closest in time to ``when`` (seconds)."""
@@ -563,11 +607,41 @@ def _acceleration_warning(pattern: Pattern, limit: float) -> str | None:
     who = f"juggler {juggler + 1}'s " if pattern.num_jugglers > 1 else "the "
     side = "left" if hand == LEFT else "right"
     beat = when / pattern.beat_duration
-    return (
+    needs = (
         f"hands need up to {size / GRAVITY:.1f} g (the bound is {limit / GRAVITY:.1f} g): {who}{side} "
-        f"hand at the {event} at {when:.2f} s (beat {beat:.1f}); a hand that throws with the prop's "
-        "speed and stays in arm's reach cannot stroke gentler at this dwell and height"
+        f"hand at the {event} at {when:.2f} s (beat {beat:.1f}); "
     )
+    return needs + _acceleration_reason(pattern, limit)
+
+
+def _acceleration_reason(pattern: Pattern, limit: float) -> str:
+    """Why the hands need more than ``limit``: the pattern itself (the least any hand needs, from
+    the throw and catch speeds alone), or this plan's positions and reach."""
+    bound = limit / GRAVITY
+    level = pattern.hand_acceleration_bound() / GRAVITY
+    own = pattern.hand_acceleration_bound(laid_out=True) / GRAVITY
+    bounces = any(flight.bounces for flight in pattern.flights)
+    if level > bound:
+        when = "at this beat" if bounces else "at any beat"
+        return (
+            f"no hand that throws each prop at its speed and catches along it can stay under {bound:.1f} g "
+            f"in this pattern: with throws and catches at one height it needs at least "
+            f"{_over(level, bound)} g {when} (dwell {pattern.dwell_ratio:g})"
+        )
+    if own > bound:
+        return (
+            f"with these throw and catch heights no hand that throws each prop at its speed can stay "
+            f"under {bound:.1f} g: it needs at least {_over(own, bound)} g"
+        )
+    return (
+        f"the throw and catch speeds alone need {own:.1f} g; the rest is what the hand needs "
+        "to reach the throw and catch points within arm's reach, with its jerk limited"
+    )
+
+
+def _over(value: float, bound: float) -> str:
+    """``value`` (> ``bound``) to one decimal, or two where one would not show it is larger."""
+    return f"{value:.1f}" if round(value, 1) > round(bound, 1) else f"{value:.2f}"
 
 
 def _plan_timed(

@@ -54,6 +54,8 @@ _IMPACT_SPEED = 1.0
 # Self-collision pairs are searched this many collision radii wider than the contact distance, and
 # searched again once a particle has moved that far.
 SELF_COLLISION_MARGIN = 0.5
+# A colour's work buffers (see World._colour_plan).
+_WORK = ("delta", "square", "length", "coef", "moves")
 
 
 def _scaled_pair(delta: NDArray[np.float64], coefficients: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -993,6 +995,10 @@ class World:
             plan = {"chains": chains.prepare(h, self._w)}
         else:
             plan = self._distance_plan(h, method)
+        lambdas = np.zeros(len(self._dist["rest"]))
+        compliant = bool(np.any(self._dist["compliance"] > 0))
+        volume_lambdas = np.zeros(len(self._volumes))
+        everyone_free = bool(np.all(free))
         with np.errstate(all="ignore"):
             for sub in range(substeps):
                 for collider in moving:
@@ -1009,8 +1015,9 @@ class World:
                 for idx, trajectory in self._pins:
                     if trajectory is not None:
                         p[idx] = np.asarray(trajectory(t), dtype=np.float64)
-                lambdas = np.zeros(len(self._dist["rest"]))
-                volume_lambdas = np.zeros(len(self._volumes))
+                if compliant:  # XPBD multipliers start at zero every substep (rigid edges use none)
+                    lambdas.fill(0.0)
+                volume_lambdas.fill(0.0)
                 for _ in range(iterations):
                     self._solve_distances(p, lambdas, plan)
                     self._solve_volumes(p, volume_lambdas, h)
@@ -1021,7 +1028,7 @@ class World:
                     if self_pairs is not None:
                         sc = self._self_collision
                         self._solve_particle_pairs(p, self_pairs, start, sc["radius"], sc["friction"])
-                    self._solve_contacts(p, start, free, ground=self._rigid is None)
+                    self._solve_contacts(p, start, free, self._rigid is None, everyone_free)
                     # Shape matching last: a rigid cluster then ends every projection exactly rigid,
                     # and the contacts it may slightly undo are restored next projection.
                     self._solve_shapes(p, substeps * iterations, clusters)
@@ -1195,134 +1202,171 @@ class World:
         }
 
     def _colour_plan(self, inverse, alpha, compliant) -> dict:
-        """The Gauss-Seidel sweep's constants, index maps and work buffers (see ``_sweep_colours``)."""
+        """The Gauss-Seidel sweep's constants, index maps and work buffers (see ``_sweep_colours``).
+
+        A colour of a mesh touches nearly every particle once, so the sweep keeps the state in each
+        colour's own layout: the flat slots of its edges' ends first, axis-major ``(3, 2, m)`` so every
+        per-edge factor broadcasts over a contiguous row, then the slots it does not touch. The colour
+        works on a view of that state, and one ``take`` of the 3N state moves it into the next
+        colour's layout (half what a gather beside the state costs). A colour much shorter than the
+        longest (greedy colouring leaves a short last one) gathers its few slots from the current
+        layout and puts them back instead of paying for a layout of its own.
+        """
         d, w = self._dist, self._w
         size = 3 * len(self._x)
         colours = self._colours or []
-        # Slots into the flattened (N * 3) positions, axis-major: a colour's gather is (3, 2, m), so
-        # every per-edge factor broadcasts over a contiguous row (no (m, 3) * (m, 1) products). No
-        # particle appears twice in a colour, so one gather over i and j serves.
-        slots = [
-            (np.concatenate((d["i"][colour], d["j"][colour])) * 3 + np.arange(3)[:, None]).reshape(-1)
-            for colour in colours
-        ]
-        batches = []
+        longest = max((len(c) for c in colours), default=0)
+        buffers = (np.empty(size), np.empty(size))
+        batches: list[dict] = []
+        layout_inverse = enter = None  # layout_inverse[natural slot] = where it sits in the layout
+        current = 0
         for k, colour in enumerate(colours):
             i, j = d["i"][colour], d["j"][colour]
             m = len(colour)
+            slots = (np.concatenate((i, j)) * 3 + np.arange(3)[:, None]).reshape(-1)
+            batch: dict = {"m": m, "colour": colour, "gather": None, "move": None}
+            if k > 0 and 4 * m <= longest:
+                batch["gather"] = layout_inverse[slots]
+                batch["small"] = np.empty(6 * m)
+                batch["pair"] = batch["small"].reshape(3, 2, m)
+            else:
+                untouched = np.ones(size, bool)
+                untouched[slots] = False
+                layout = np.concatenate((slots, np.flatnonzero(untouched)))
+                if layout_inverse is None:
+                    enter = layout
+                else:
+                    current = 1 - current
+                    batches[-1]["move"] = layout_inverse[layout]
+                    batches[-1]["target"] = buffers[current]
+                layout_inverse = np.empty(size, np.int64)
+                layout_inverse[layout] = np.arange(size)
+                batch["pair"] = buffers[current][: 6 * m].reshape(3, 2, m)
+            batch["state"] = buffers[current]
             rest, inv = d["rest"][colour], inverse[colour]
             # Signed weights (2, m): particle i moves by +w_i, particle j by -w_j along the edge.
             weights = np.stack((w[i], -w[j]))
-            # Where every slot of the state after this colour is read from in [state, corrected gather]:
-            # itself, or its corrected value; then (fused into the same take) the next colour's gather.
-            source = np.arange(size)
-            source[slots[k]] = size + np.arange(6 * m)
-            after = np.concatenate((source, source[slots[k + 1]])) if k + 1 < len(colours) else source
             # Equal movable weights at both ends of every edge (an unpinned soft body): each end moves
             # half the correction, (rest / length - 1) / 2 along the edge, in opposite directions.
             even = not compliant and bool(np.all(w[i] == w[j]) and np.all(w[i] > 0))
-            batches.append(
-                (
-                    m,
-                    after,
-                    colour,
-                    rest,
-                    weights * (rest * inv),
-                    weights * inv,
-                    weights,
-                    inv,
-                    alpha[colour],
-                    np.empty((3, m)),
-                    np.empty((3, m)),
-                    np.empty(m),
-                    np.empty((2, m)),
-                    np.empty((3, 2, m)),
-                    0.5 * rest if even else None,
-                )
+            square = np.empty((4, m))
+            square[3] = _TINY * _TINY  # summed with x^2 + y^2 + z^2: length >= _TINY without a maximum
+            batch.update(
+                rest=rest,
+                pull=weights * (rest * inv),
+                push=weights * inv,
+                weights=weights,
+                inverse=inv,
+                alpha=alpha[colour],
+                delta=np.empty((3, m)),
+                square=square,
+                length=np.empty(m),
+                coef=np.empty((2, m)),
+                moves=np.empty((3, 2, m)),
+                half_rest=0.5 * rest if even else None,
             )
-        longest = max((len(c) for c in colours), default=0)
-        buffers = (np.empty(size + 6 * longest), np.empty(size + 6 * longest))
-        first = slots[0] if slots else None
-        plan = {"batches": batches, "first": first, "buffers": buffers, "compliant": compliant}
-        if batches and all(batch[-1] is not None for batch in batches):
-            # Every colour even (see above): the views each colour reads and writes, made once. The
-            # colours alternate between the two buffers, starting from the first.
-            even = []
-            for k, batch in enumerate(batches):
-                m, after, delta, square, length, half_rest = batch[0], batch[1], *batch[9:12], batch[-1]
-                source, target = buffers[k % 2], buffers[(k + 1) % 2]
-                pair = source[size : size + 6 * m].reshape(3, 2, m)
-                views = (pair[:, 0], pair[:, 1], delta, square, square[0], square[1], square[2])
-                even.append((*views, length, half_rest, source, after, target[: len(after)]))
-            plan["even"] = even
+            batches.append(batch)
+        plan = {
+            "batches": batches,
+            "enter": enter,
+            "leave": layout_inverse,
+            "last": buffers[current],
+            "compliant": compliant,
+        }
+        if batches and all(batch["half_rest"] is not None for batch in batches):
+            plan["even"] = [
+                (
+                    batch["pair"],
+                    batch["pair"][:, ::-1],
+                    batch["moves"],
+                    batch["moves"][:, 0],
+                    batch["square"][:3],
+                    batch["square"],
+                    batch["length"],
+                    batch["half_rest"],
+                    batch["state"],
+                    batch["gather"],
+                    batch.get("small"),
+                    batch["move"],
+                    batch.get("target"),
+                )
+                for batch in batches
+            ]
         return plan
 
     def _sweep_colours(self, p, lambdas, plan) -> None:
-        """One Gauss-Seidel sweep, colour after colour, on a flat state ``[positions, gather]``.
+        """One Gauss-Seidel sweep, colour after colour, on the state in each colour's layout (see
+        ``_colour_plan``).
 
         The hot loop: every numpy call here runs (colours x substeps x iterations) times per frame, so
-        each writes into preallocated buffers, and the scatter of one colour and the gather of the next
-        are one ``take`` into the other buffer (a fancy-index assignment costs about three takes).
+        each writes into preallocated buffers.
         """
         batches = plan["batches"]
         if not batches:
             return
-        state, other = plan["buffers"]
-        size = p.size
-        state[:size] = p.reshape(-1)
-        m = batches[0][0]
-        state[:size].take(plan["first"], out=state[size : size + 6 * m], mode="clip")  # valid: no bounds copy
+        flat = p.reshape(-1)
+        flat.take(plan["enter"], out=batches[0]["state"], mode="clip")  # valid indices: no bounds copy
         if "even" in plan:
             self._sweep_even_colours(plan["even"])
-            p[...] = plan["buffers"][len(batches) % 2][:size].reshape(p.shape)
-            return
-        compliant = plan["compliant"]
+        else:
+            self._sweep_general_colours(batches, lambdas, plan["compliant"])
+        if np.shares_memory(flat, p):
+            plan["last"].take(plan["leave"], out=flat, mode="clip")
+        else:
+            p[...] = plan["last"].take(plan["leave"]).reshape(p.shape)
+
+    @staticmethod
+    def _sweep_general_colours(batches, lambdas, compliant) -> None:
         for batch in batches:
-            m, after, colour, rest, pull, push, weights, inverse, alpha = batch[:9]
-            delta, square, length, coef, moves, half_rest = batch[9:]
-            pair = state[size : size + 6 * m].reshape(3, 2, m)
+            gather, state, pair = batch["gather"], batch["state"], batch["pair"]
+            delta, square, length, coef, moves = (batch[k] for k in _WORK)
+            if gather is not None:
+                state.take(gather, out=batch["small"], mode="clip")
             np.subtract(pair[:, 0], pair[:, 1], out=delta)
-            # Squared length summed as (x^2 + z^2) + y^2: the order numpy's einsum uses on (m, 3)
-            # rows, so results match that layout bit for bit.
-            np.multiply(delta, delta, out=square)
-            np.add(square[0], square[2], out=length)
-            np.add(length, square[1], out=length)
+            np.multiply(delta, delta, out=square[:3])
+            np.add.reduce(square, axis=0, out=length)
             np.sqrt(length, out=length)
-            np.maximum(length, _TINY, out=length)
             if compliant:
-                step = (rest - length - alpha * lambdas[colour]) * inverse
+                colour = batch["colour"]
+                step = (batch["rest"] - length - batch["alpha"] * lambdas[colour]) * batch["inverse"]
                 lambdas[colour] += step
                 step /= length
-                np.multiply(weights, step, out=coef)
+                np.multiply(batch["weights"], step, out=coef)
             else:
                 # weights * (rest - length) * inverse / length as weights * rest * inverse / length
                 # - weights * inverse (exact for unit weights).
-                np.divide(pull, length, out=coef)
-                np.subtract(coef, push, out=coef)
+                np.divide(batch["pull"], length, out=coef)
+                np.subtract(coef, batch["push"], out=coef)
             np.multiply(delta[:, None, :], coef, out=moves)
             pair += moves
-            state.take(after, out=other[: len(after)], mode="clip")
-            state, other = other, state
-        p[...] = state[:size].reshape(p.shape)
+            if gather is not None:
+                state.put(gather, batch["small"], mode="clip")
+            if batch["move"] is not None:
+                state.take(batch["move"], out=batch["target"], mode="clip")
 
     @staticmethod
     def _sweep_even_colours(colours) -> None:
-        """``_sweep_colours`` where both ends of every edge weigh the same (an unpinned soft body):
-        each end moves half the correction, (rest / length - 1) / 2 along the edge, in opposite
-        directions, computed once per edge, on views made once per plan."""
-        for first, second, delta, square, x2, y2, z2, length, half_rest, state, after, target in colours:
-            np.subtract(first, second, out=delta)
-            np.multiply(delta, delta, out=square)
-            np.add(x2, z2, out=length)
-            np.add(length, y2, out=length)
+        """``_sweep_general_colours`` where both ends of every edge weigh the same (an unpinned soft
+        body): each end moves half the correction, (rest / length - 1) / 2 along the edge, in opposite
+        directions, computed once per edge; one subtract gives the edge vector for both ends (the
+        second end's is the exact negation), so one multiply and one add move both."""
+        for colour in colours:
+            pair, swapped, moves, first, squares, square, length, half_rest = colour[:8]
+            state, gather, small, move, target = colour[8:]
+            if gather is not None:
+                state.take(gather, out=small, mode="clip")
+            np.subtract(pair, swapped, out=moves)
+            np.multiply(first, first, out=squares)
+            np.add.reduce(square, axis=0, out=length)
             np.sqrt(length, out=length)
-            np.maximum(length, _TINY, out=length)
             np.divide(half_rest, length, out=length)
             np.subtract(length, 0.5, out=length)
-            np.multiply(delta, length, out=delta)
-            first += delta
-            second -= delta
-            state.take(after, out=target, mode="clip")
+            np.multiply(moves, length, out=moves)
+            pair += moves
+            if gather is not None:
+                state.put(gather, small, mode="clip")
+            if move is not None:
+                state.take(move, out=target, mode="clip")
 
     def _chain_solver(self) -> ChainSolver | None:
         """The exact chain solver if every distance constraint belongs to a simple chain."""
@@ -1529,11 +1573,15 @@ class World:
         for axis in range(3):
             p[:, axis] += np.bincount(both, weights=moves[:, axis], minlength=n) / count
 
-    def _solve_contacts(self, p, start, free, ground: bool = True) -> None:
+    def _solve_contacts(self, p, start, free, ground: bool = True, everyone_free: bool = False) -> None:
         if ground and self._ground is not None:
             height, friction, static = self._ground
             floor = height + self.particle_radius
-            below = np.flatnonzero((p[:, 2] < floor) & free)
+            if friction == static and friction > 0:
+                self._solve_ground(p, start, None if everyone_free else free, floor, friction)
+                below = ()
+            else:
+                below = np.flatnonzero((p[:, 2] < floor) & free)
             if len(below):
                 depth = floor - p[below, 2]
                 p[below, 2] = floor
@@ -1545,3 +1593,21 @@ class World:
                     p[below, :2] -= slip
         for collider in self._colliders:
             collider.project(p, start, free, self.particle_radius)
+
+    def _solve_ground(self, p, start, free, floor, friction) -> None:
+        """The ground contact with one friction coefficient (static = dynamic, the soft-body default),
+        on the particles below the floor (``free``: which may move; None: all): each is lifted to the
+        floor and its slip this substep shrunk by ``friction x depth`` (all of it while that is more:
+        it sticks). The general path's projection in half the numpy calls, at every substep."""
+        below = (p[:, 2] < floor).nonzero()[0] if free is None else ((p[:, 2] < floor) & free).nonzero()[0]
+        if not len(below):
+            return
+        touching = p.take(below, axis=0)
+        depth = floor - touching[:, 2]
+        touching[:, 2] = floor
+        slip = touching[:, :2] - start.take(below, axis=0)[:, :2]
+        # No slip at all: friction * depth / 0 = inf, and the minimum keeps the whole (zero) slip.
+        keep = np.minimum(1.0, friction * depth / np.hypot(slip[:, 0], slip[:, 1]))
+        touching[:, 0] -= slip[:, 0] * keep
+        touching[:, 1] -= slip[:, 1] * keep
+        p[below] = touching

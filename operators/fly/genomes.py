@@ -64,12 +64,8 @@ def show_curve(path: Path) -> bpy.types.Image:
     return writers.show_image(path, CURVE_IMAGE)
 
 
-class PROCANIM_OT_load_genome(ProcAnimOperator, ImportHelper, bpy.types.Operator):
-    """Load a fly genome (.npz) to bake; the file is checked before it is used"""
-
-    bl_idname = "procanim.load_genome"
-    bl_label = "Load Genome"
-    bl_options = {"REGISTER", "UNDO"}
+class _GenomeFile:
+    """The file-browser properties Load and Save Genome share."""
 
     filename_ext = ".npz"
     filter_glob: StringProperty(
@@ -83,6 +79,14 @@ class PROCANIM_OT_load_genome(ProcAnimOperator, ImportHelper, bpy.types.Operator
         subtype="FILE_PATH",
         options=paths.BLEND_RELATIVE,
     )
+
+
+class PROCANIM_OT_load_genome(_GenomeFile, ProcAnimOperator, ImportHelper, bpy.types.Operator):
+    """Load a fly genome (.npz) to bake; the file is checked before it is used"""
+
+    bl_idname = "procanim.load_genome"
+    bl_label = "Load Genome"
+    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: bpy.types.Context) -> set[str]:
         source = paths.input_file(self.filepath, "Genome file")
@@ -96,25 +100,12 @@ class PROCANIM_OT_load_genome(ProcAnimOperator, ImportHelper, bpy.types.Operator
         return {"FINISHED"}
 
 
-class PROCANIM_OT_save_genome(ProcAnimOperator, ExportHelper, bpy.types.Operator):
+class PROCANIM_OT_save_genome(_GenomeFile, ProcAnimOperator, ExportHelper, bpy.types.Operator):
     """Save the current fly genome (trained, loaded or shipped) to a .npz file"""
 
     bl_idname = "procanim.save_genome"
     bl_label = "Save Genome"
     bl_options = {"REGISTER"}
-
-    filename_ext = ".npz"
-    filter_glob: StringProperty(
-        name="Filter", description="Genome files", default="*.npz", options={"HIDDEN"}
-    )
-    # The file browser helpers' own path property warns on "//" in 4.5+; genome paths take it.
-    filepath: StringProperty(
-        name="File Path",
-        description="The genome file (.npz); // is the folder of the saved .blend",
-        maxlen=1024,
-        subtype="FILE_PATH",
-        options=paths.BLEND_RELATIVE,
-    )
 
     def run(self, context: bpy.types.Context) -> set[str]:
         genome = load_genome(genome_file(context.scene.procanim.fly.genome_path))

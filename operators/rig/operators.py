@@ -22,13 +22,8 @@ def _active_armature(context: bpy.types.Context) -> bpy.types.Object | None:
     return obj if obj is not None and obj.type == "ARMATURE" else None
 
 
-class PROCANIM_OT_detect_bone_map(ProcAnimOperator, bpy.types.Operator):
-    """Fill the active armature's bone map from its bone names (Rigify, metarig, Mixamo, Unreal or
-    ProcAnim's own), replacing the roles set by hand"""
-
-    bl_idname = "procanim.detect_bone_map"
-    bl_label = "Detect Bone Map"
-    bl_options = {"REGISTER", "UNDO"}
+class _OnActiveArmature:
+    """Greyed out, with the reason, until an armature is active."""
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -36,6 +31,15 @@ class PROCANIM_OT_detect_bone_map(ProcAnimOperator, bpy.types.Operator):
             cls.poll_message_set("Select an armature")
             return False
         return True
+
+
+class PROCANIM_OT_detect_bone_map(_OnActiveArmature, ProcAnimOperator, bpy.types.Operator):
+    """Fill the active armature's bone map from its bone names (Rigify, metarig, Mixamo, Unreal or
+    ProcAnim's own), replacing the roles set by hand"""
+
+    bl_idname = "procanim.detect_bone_map"
+    bl_label = "Detect Bone Map"
+    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: bpy.types.Context) -> set[str]:
         obj = _active_armature(context)
@@ -51,7 +55,7 @@ class PROCANIM_OT_detect_bone_map(ProcAnimOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class PROCANIM_OT_use_active_rig(ProcAnimOperator, bpy.types.Operator):
+class PROCANIM_OT_use_active_rig(_OnActiveArmature, ProcAnimOperator, bpy.types.Operator):
     """Animate the active armature (the selected armatures, for passing patterns) instead of
     ProcAnim's own figure"""
 
@@ -65,13 +69,6 @@ class PROCANIM_OT_use_active_rig(ProcAnimOperator, bpy.types.Operator):
         default="juggling",
         options={"HIDDEN"},
     )
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        if _active_armature(context) is None:
-            cls.poll_message_set("Select an armature")
-            return False
-        return True
 
     def run(self, context: bpy.types.Context) -> set[str]:
         active = _active_armature(context)
