@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 from _common import record  # noqa: E402
 
-from addon.simulation.heaps import heap_slope, repose_angle, spout_cubes  # noqa: E402
-from addon.simulation.scenes import SimulationSettings, build_rigid_world, substep_stepper  # noqa: E402
+from addon.simulation.heaps import pour_heap, repose_angle, spout_cubes  # noqa: E402
+from addon.simulation.scenes import SimulationSettings  # noqa: E402
 
 SIZE = 0.3
 INTERVAL = 4
@@ -35,41 +35,27 @@ def main() -> None:
     friction = float(os.environ.get("HEAP_FRICTION", "0.5"))
     seed = int(os.environ.get("HEAP_SEED", "1"))
     settings = SimulationSettings(
-        frame_count=1,
         auto_substeps=True,
         min_substeps=20,
         particle_radius=SIZE / 6,
         friction=friction,
         pour_interval=INTERVAL,
     )
-    world, _, offsets = build_rigid_world(spout_cubes(count, SIZE, seed), [], settings)
-    stepper = substep_stepper(world, settings)
-    energy, asleep = [], []
     start = time.process_time()
-    for _ in range(4 * INTERVAL * count):  # each cube leaves within 4 intervals of the one before
-        stepper.step()
-        energy.append(world.kinetic_energy())
-        if not world.held.any():
-            break
-    poured = len(energy)
-    for _ in range(round(SETTLE_SECONDS * settings.fps)):
-        stepper.step()
-        energy.append(world.kinetic_energy())
-        asleep.append(bool(world.sleeping.all()))
+    pour = pour_heap(spout_cubes(count, SIZE, seed), settings, SETTLE_SECONDS)
     cpu = time.process_time() - start
-    positions = world.positions
-    landed = ~world.held
-    boxes = [positions[offsets[k] : offsets[k + 1]] for k in range(count) if landed[k]]
-    slope = heap_slope([b.mean(axis=0) for b in boxes], [b[:, 2].max() for b in boxes], SIZE)
-    target = repose_angle(friction)
-    awake_until = max((k + 1 for k, rest in enumerate(asleep) if not rest), default=0)
+    slope, target = pour.slope(SIZE), repose_angle(friction)
+    settling = pour.all_asleep[pour.pour_frames :]
+    awake_until = max((k + 1 for k, rest in enumerate(settling) if not rest), default=0)
     label = f"{count} cubes, mu {friction:g}, seed {seed}"
     record("Rigid heap: slope (core)", slope, "deg", f"{target:.1f} +- 5", label)
     record("Rigid heap: |slope - arctan(mu)|", abs(slope - target), "deg", "<= 5")
-    record("Rigid heap: max kinetic energy, last 2 s", max(energy[-48:]), "J (unit mass/particle)", "small")
-    record("Rigid heap: cubes still waiting at the spout", float((~landed).sum()), "cubes", "0")
+    record(
+        "Rigid heap: max kinetic energy, last 2 s", max(pour.energy[-48:]), "J (unit mass/particle)", "small"
+    )
+    record("Rigid heap: cubes still waiting at the spout", float(pour.world.held.sum()), "cubes", "0")
     record("Rigid heap: seconds after the last drop until all asleep", awake_until / settings.fps, "s")
-    record("Rigid heap: frames until the last drop", float(poured), "frames")
+    record("Rigid heap: frames until the last drop", float(pour.pour_frames), "frames")
     record("Rigid heap: CPU of the whole run (pour + 15 s)", cpu, "s")
 
 

@@ -12,12 +12,14 @@ interlock or roll less stand steeper).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .errors import SimulationError
-from .scenes import Body
+from .scenes import Body, SimulationSettings, build_rigid_world, substep_stepper
+from .world import World
 
 # A cube's 12 outward triangles over its corners ordered as (i, j, k) in {0, 1}^3, x slowest.
 CUBE_TRIANGLES = np.array([(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
@@ -74,3 +76,44 @@ def spout_cubes(count: int, size: float, seed: int = 1) -> list[Body]:
         centre = [radius * math.cos(angle), radius * math.sin(angle), spout + 0.001 * size * index]
         cubes.append(Body(f"cube {index}", corners @ turn.T + centre, triangles=CUBE_TRIANGLES))
     return cubes
+
+
+@dataclass
+class Pour:
+    """What ``pour_heap`` measured: the world at the end, body ``k``'s particles
+    ``offsets[k]:offsets[k + 1]``, the kinetic energy and whether every body slept, per frame, and the
+    frames it took until the last body had left the spout."""
+
+    world: World
+    offsets: NDArray[np.int64]
+    energy: list[float] = field(default_factory=list)
+    all_asleep: list[bool] = field(default_factory=list)
+    pour_frames: int = 0
+
+    def slope(self, ring_width: float) -> float:
+        """The heap's slope (``heap_slope``) over the bodies that left the spout."""
+        positions = self.world.positions
+        landed = np.flatnonzero(~self.world.held)
+        boxes = [positions[self.offsets[k] : self.offsets[k + 1]] for k in landed]
+        return heap_slope([b.mean(axis=0) for b in boxes], [b[:, 2].max() for b in boxes], ring_width)
+
+
+def pour_heap(bodies: list[Body], settings: SimulationSettings, settle_seconds: float) -> Pour:
+    """Pour ``bodies`` (``settings.pour_interval`` > 0) until every one has left the spout (each within
+    four intervals of the one before, or the pour is given up as blocked), then ``settle_seconds``
+    more, with automatic substeps."""
+    world, _, offsets = build_rigid_world(bodies, [], settings)
+    stepper = substep_stepper(world, settings)
+    result = Pour(world, offsets)
+    for _ in range(4 * max(settings.pour_interval, 1) * len(bodies)):
+        stepper.step()
+        result.energy.append(world.kinetic_energy())
+        result.all_asleep.append(bool(world.sleeping.all()))
+        if not world.held.any():
+            break
+    result.pour_frames = len(result.energy)
+    for _ in range(round(settle_seconds * settings.fps)):
+        stepper.step()
+        result.energy.append(world.kinetic_energy())
+        result.all_asleep.append(bool(world.sleeping.all()))
+    return result

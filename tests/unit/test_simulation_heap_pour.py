@@ -10,52 +10,31 @@ energy of every frame.
 import numpy as np
 import pytest
 
-from addon.simulation.heaps import heap_slope, repose_angle, spout_cubes
-from addon.simulation.scenes import SimulationSettings, build_rigid_world, substep_stepper
+from addon.simulation.heaps import pour_heap, repose_angle, spout_cubes
+from addon.simulation.scenes import SimulationSettings
 
 SIZE = 0.3
 COUNT = 50
-SETTLE_SECONDS = 15.0
-
-
-def _pour(friction, seed):
-    settings = SimulationSettings(
-        frame_count=1, auto_substeps=True, min_substeps=20, particle_radius=SIZE / 6, friction=friction,
-        pour_interval=4,
-    )  # fmt: skip
-    world, _, offsets = build_rigid_world(spout_cubes(COUNT, SIZE, seed), [], settings)
-    stepper = substep_stepper(world, settings)
-    energy = []
-    # Every cube leaves the spout within 16 frames of the one before (4 intervals) or the pour is stuck.
-    for _ in range(16 * COUNT):
-        stepper.step()
-        energy.append(world.kinetic_energy())
-        if not world.held.any():
-            break
-    poured = len(energy)
-    for _ in range(round(SETTLE_SECONDS * settings.fps)):
-        stepper.step()
-        energy.append(world.kinetic_energy())
-    positions = world.positions
-    boxes = [positions[offsets[k] : offsets[k + 1]] for k in range(COUNT)]
-    slope = heap_slope([b.mean(axis=0) for b in boxes], [b[:, 2].max() for b in boxes], SIZE)
-    return world, boxes, slope, np.array(energy), poured, settings
 
 
 @pytest.mark.parametrize("friction, seed", [(0.5, 1)])
 def test_fifty_poured_boxes_heap_at_the_angle_of_repose_and_come_to_rest(friction, seed):
-    world, boxes, slope, energy, poured, settings = _pour(friction, seed)
+    settings = SimulationSettings(
+        auto_substeps=True, min_substeps=20, particle_radius=SIZE / 6, friction=friction, pour_interval=4
+    )
+    pour = pour_heap(spout_cubes(COUNT, SIZE, seed), settings, settle_seconds=15.0)
+    world, offsets = pour.world, pour.offsets
     assert not world.held.any(), "the heap blocked the spout"
     # A heap, not a layer: it stands several boxes high, and nothing was flung far away.
-    tops = np.array([b[:, 2].max() for b in boxes])
-    assert tops.max() > 4 * SIZE
+    boxes = [world.positions[offsets[k] : offsets[k + 1]] for k in range(COUNT)]
+    assert max(b[:, 2].max() for b in boxes) > 4 * SIZE
     centres = np.array([b.mean(axis=0) for b in boxes])
     assert np.linalg.norm(centres[:, :2] - np.median(centres[:, :2], axis=0), axis=1).max() < 10 * SIZE
     # Its flank stands at the angle of repose the friction implies: arctan(mu) (26.6 deg at 0.5).
-    assert slope == pytest.approx(repose_angle(friction), abs=5.0)
+    assert pour.slope(SIZE) == pytest.approx(repose_angle(friction), abs=5.0)
     # At rest for the last 2 s: no jitter, no creeping (an rms speed under 1 cm/s over all particles,
     # against ~1-3 m/s while the boxes fall).
-    last = energy[-round(2 * settings.fps) :]
+    energy = np.array(pour.energy)
     bound = 0.5 * world.particle_count * 0.01**2  # unit mass per particle
-    assert energy[:poured].max() > 1000 * bound
-    assert last.max() < bound
+    assert energy[: pour.pour_frames].max() > 1000 * bound
+    assert energy[-round(2 * settings.fps) :].max() < bound
