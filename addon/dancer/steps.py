@@ -33,19 +33,21 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
                       "arabesque_45", "demi_plie", "grand_plie", "pivot_quarter"})
 # What is balanced from each starting position, per supporting foot (for the weight shift, the
-# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first and
-# third hold every step on either leg. In second the pelvis travels 14 cm and drops over the
+# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first
+# position holds every step on either leg. In third and fifth (right foot in front) the tendu
+# back and the arabesque fall in seeded random sequences (after other extensions, or straight
+# from the weight shift with the back foot working). In second the pelvis travels 14 cm and drops over the
 # supporting foot, so the free leg's tendu and extension poses (written for a level, centred
-# pelvis) drive the foot into the floor; in fifth the same happens when the back (left) foot
-# works; in fourth the weight does not get over the front or back foot (the plies there are
-# balanced with the legs solved for the pelvis going straight down).
+# pelvis) drive the foot into the floor. In fourth the weight does not get over the front or
+# back foot (the plies there are balanced with the legs solved for the pelvis going straight down).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
+_CROSSED_FALLS = frozenset({"tendu_back", "arabesque_45"})
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {side: _BOTH_FEET | {"weight_shift", "retire"} for side in ("L", "R")},
-    "third_position": {"L": BALANCED, "R": BALANCED},
+    "third_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
     "fourth_position": {"L": _BOTH_FEET, "R": _BOTH_FEET},
-    "fifth_position": {"L": BALANCED, "R": _BOTH_FEET | {"weight_shift"}},
+    "fifth_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
 }
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
@@ -668,6 +670,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the working leg is already in retire")
         up = _on(pose, working, retire_pose)
         via = _on(up, working, retire_lift_pose)
+        phases.extend(_lift_first(state, working, support, label))
         # The paper's retire and releve as tuned: levelling the pelvis while the foot leaves the
         # floor upset small (fast) bodies.
         phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
@@ -718,6 +721,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     attitude.update(_working(working, bend))
     share = (0.0, 0.55, 0.45)
     if not state.raised:
+        phases_out.extend(_lift_first(state, working, support, label))
         # Into the retire as the retire step does it (faster, the foot leaving the floor upsets
         # the balance); the extension's own seconds start after it.
         phases_out.append(Phase(label, kinds["retire"], retired, support, "foot:" + support,
@@ -773,6 +777,20 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float) ->
         Phase(label, back, pressed, "both", "stand", 0.6 * back, 0.8 * back, heels=0.0, absorb_lean=True),
         Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True),
     ]
+
+
+BACK_FOOT_LIFT = 1.0  # seconds the back foot of third or fifth takes to come off the floor flat
+
+
+def _lift_first(state: State, working: str, support: str, label: str) -> list[Phase]:
+    """In third and fifth the back (left) foot, crossed behind the supporting one, goes into the
+    retire straight from the floor along a path that swings the leg out and the dancer fell; from
+    the tendu's flat lift (a few centimetres off its spot) it goes there cleanly, so it lifts so
+    first."""
+    if state.hover or working != "L" or state.position not in ("third_position", "fifth_position"):
+        return []
+    lifted = _on(state.pose, working, _small_lift)
+    return [Phase(label, BACK_FOOT_LIFT, lifted, support, "foot:" + support, 0.9 * BACK_FOOT_LIFT, 0.3)]
 
 
 def _name(body: str, side: str, axis: str) -> str:

@@ -949,8 +949,8 @@ def layout(
 
     # Hands: the bounded planner's paths through their events (throws leave at the prop's velocity,
     # catches move along the incoming prop, other events are waypoints); a hand that never throws,
-    # or one whose bounded path would leave arm's reach where the C1 Hermite strokes through the same
-    # events do not, keeps those strokes (other events get the slope of their neighbours there).
+    # or one whose bounded path would leave arm's reach further than the C1 Hermite strokes through
+    # the same events, keeps those strokes (other events get the slope of their neighbours there).
     splines: list[PeriodicSpline] = []
     bounded: dict[int, list[HandEvent]] = {}
     for h in range(hands_count):
@@ -1042,9 +1042,9 @@ _IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
 
 def _plan_bounded_hands(pattern: Pattern, bounded: dict[int, list[HandEvent]], limit: float) -> None:
     """Replace the Hermite strokes of the hands in ``bounded`` (hand index -> the file's events as
-    planner conditions) by the bounded planner's paths, each kept above the lowest point the arm
-    reaches under any of its events (as for siteswaps). A hand whose bounded path would leave arm's
-    reach further than its Hermite strokes do keeps the Hermite strokes."""
+    planner conditions) by the bounded planner's paths, each kept above a reach floor (see below). A
+    hand whose bounded path would leave arm's reach further than its Hermite strokes do, or come
+    out non-finite, keeps the Hermite strokes."""
     arm = pattern.body.upper_arm + pattern.body.forearm
     # A file has no beat: the planner's grid and jerk window follow the throws (one per beat overall,
     # as in a siteswap), not the loop, which can be one long "beat".
