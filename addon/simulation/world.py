@@ -200,6 +200,8 @@ class World:
             "compliance": np.zeros(0),
         }
         self._colours: list[NDArray[np.int64]] | None = None
+        # (i, j, rest) of the inextensible edges whose stretch max_stretch reports; None: to be found.
+        self._stiff: tuple | None = None
         # The chain solver when the distance constraints are chains only, False when not, None: not known.
         self._chains: ChainSolver | bool | None = None
         # (colours, inverse masses, {h: plan}) of the Gauss-Seidel steps: rebuilt when colours or masses
@@ -247,13 +249,20 @@ class World:
     def max_stretch(self) -> float:
         """The largest relative stretch ``length / rest - 1`` over the inextensible (zero-compliance)
         distance constraints with a positive rest length; 0 without any."""
-        d = self._dist
-        stiff = (d["compliance"] == 0) & (d["rest"] > _TINY)
-        if not np.any(stiff):
+        return self._stretch_of(self._x)
+
+    def _stretch_of(self, x: NDArray[np.float64]) -> float:
+        if self._stiff is None:
+            d = self._dist
+            stiff = (d["compliance"] == 0) & (d["rest"] > _TINY)
+            self._stiff = (d["i"][stiff], d["j"][stiff], d["rest"][stiff])
+        i, j, rest = self._stiff
+        if not len(i):
             return 0.0
-        delta = self._x[d["i"][stiff]] - self._x[d["j"][stiff]]
+        delta = x.take(i, axis=0)
+        delta -= x.take(j, axis=0)
         length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
-        return float(np.max(length / d["rest"][stiff]) - 1.0)
+        return float(np.max(length / rest) - 1.0)
 
     def snapshot(self) -> tuple:
         """The state a frame changes (positions, velocities, clock, cluster rotations, who is asleep),
@@ -326,6 +335,7 @@ class World:
         d["rest"] = np.concatenate((d["rest"], lengths))
         d["compliance"] = np.concatenate((d["compliance"], soft))
         self._colours = None
+        self._stiff = None
         self._chains = None
 
     @property
@@ -1130,6 +1140,9 @@ class World:
         return self._active_clusters
 
     def _particle_pairs(self, x, margin) -> NDArray[np.int64]:
+        groups = self._collision_groups
+        if groups is not None and len(groups) and groups.min() == groups.max():
+            return np.zeros((0, 2), np.int64)  # one body (one group): nothing to collide with
         reach = self._pair_reach() + 2.0 * margin
         if self._collision_groups is None:
             pairs = close_pairs(x, reach)
@@ -1154,10 +1167,13 @@ class World:
             return None
         w = self._w
         cached = self._colour_plan_cache
+        # Rigid edges' plans do not depend on the substep length: one plan serves every substep count
+        # the automatic substeps try (building one costs several substeps).
+        key = h if np.any(d["compliance"] > 0) else 0.0
         if method == "gauss_seidel" and cached:
             if cached[0] is self._colours and np.array_equal(cached[1], w):
-                if h in cached[2]:
-                    return cached[2][h]
+                if key in cached[2]:
+                    return cached[2][key]
             else:
                 cached = None
         alpha = d["compliance"] / (h * h)
@@ -1169,7 +1185,7 @@ class World:
             plan = self._colour_plan(inverse, alpha, compliant)
             if cached is None or len(cached[2]) > 8:
                 cached = (self._colours, w.copy(), {})
-            cached[2][h] = plan
+            cached[2][key] = plan
             self._colour_plan_cache = cached
             return plan
         both = np.concatenate((d["i"], d["j"]))
