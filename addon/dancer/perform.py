@@ -114,6 +114,29 @@ def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle:
     return {name: float(d.qpos[a]) for name, a in zip(names, qadr, strict=True)}
 
 
+def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[str, float]:
+    """Leg joint angles that lower the pelvis ``drop`` metres straight down with both feet flat
+    where they are in ``qpos``. The ankle has no twist, so each knee bends in the plane of its
+    turned-out foot, over the toes, whatever the position."""
+    mj, m, d = scratch.mj, scratch.model, scratch.data
+    d.qpos[:] = qpos
+    mj.mj_kinematics(m, d)
+    spots = {side: (d.xpos[scratch.body_ids[f"foot.{side}"]].copy(),
+                    d.xmat[scratch.body_ids[f"foot.{side}"]].reshape(3, 3).copy()) for side in ("L", "R")}
+    pose = qpos.copy()
+    angles: dict[str, float] = {}
+    for side, (ankle, frame) in spots.items():
+        knee = scratch.qadr[scratch.index[f"shin.{side}_y"]]
+        pose[knee] = max(pose[knee], 0.3)
+        # Lowered in stages, each solved from the last, so the knee keeps bending forwards.
+        for stage in (0.25, 0.5, 0.75, 1.0):
+            pose[2] = qpos[2] - stage * drop
+            for name, value in _place_foot(scratch, pose, side, ankle, frame).items():
+                angles[name] = value
+                pose[scratch.qadr[scratch.index[name]]] = value
+    return angles
+
+
 def _standing_com_height(scratch: DancerSim, targets: NDArray[np.float64]) -> float:
     """Height of the COM with the joints at ``targets`` and the feet flat on the floor."""
     scratch.data.qpos[scratch.qadr] = targets
@@ -277,6 +300,12 @@ def perform_steps(
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
                     pose_vec[sim.index[f"toe.{side}_y"]] = 0.0
+        if phase.sink:
+            # The legs' angles for the pelvis lowered from where the previous pose stands it.
+            planned = sim.data.qpos.copy()
+            planned[sim.qadr] = prev_pose_vec
+            for name, value in _sunk(scratch, planned, phase.sink * body.height).items():
+                pose_vec[sim.index[name]] = value
         if phase.target == "keep":
             phase_target = prev_target.copy()
         elif phase.target == "stand":

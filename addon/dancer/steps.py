@@ -32,14 +32,14 @@ SIDES = {"left": "L", "right": "R"}
 BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_side", "tendu_back",
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
                       "arabesque_45", "demi_plie", "grand_plie"})
-# From the other positions only these are balanced: the weight shift is tuned from first position
-# (from the wide second and the crossed third and fifth the supporting foot comes off the floor),
-# and in fourth the bending legs, one ahead and one behind, push the COM out over the back heel.
+# From the other positions only the plies are balanced: the weight shift is tuned from first
+# position (from the wide second and the crossed third and fifth the supporting foot comes off
+# the floor; from fourth the chains after it fall).
 BALANCED_FROM = {
     "first_position": BALANCED,
     "second_position": frozenset({"demi_plie", "grand_plie"}),
     "third_position": frozenset({"demi_plie", "grand_plie"}),
-    "fourth_position": frozenset(),
+    "fourth_position": frozenset({"demi_plie", "grand_plie"}),
     "fifth_position": frozenset({"demi_plie", "grand_plie"}),
 }
 DEFAULT_TURNOUT = np.radians(40.0)
@@ -251,6 +251,9 @@ TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
+# Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
+# angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
+PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.0)}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
@@ -286,6 +289,7 @@ class Phase:
     key: bool = False         # ends on the step's defining pose (the extension, the tendu's point)
     level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
     land: float | None = None  # put the free foot back on its spot, this high above it (m)
+    sink: float = 0.0  # lower the pelvis straight down by this share of the height, feet where they are
 
 
 @dataclass(frozen=True)
@@ -540,7 +544,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         down, up = _split(duration, 1.0, 1.0)
         # Every joint the plie bent goes back (a joint the position leaves at rest back to zero).
         straight = {name: pose.get(name, 0.0) for name in bent}
-        phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down))
+        # In fourth, one foot ahead of the other, bending each leg in its own turned-out plane by
+        # the angles above sent the pelvis back over the rear heel (the dancer fell): there the
+        # legs are solved for the pelvis going straight down instead.
+        sink = PLIE_SINK[name] if state.position == "fourth_position" else 0.0
+        phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, sink=sink))
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
         # mm further forward, over the middle of the feet) and the extension after it fell.
