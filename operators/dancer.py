@@ -49,8 +49,10 @@ SEX_ITEMS = (
 )
 POSITION_ITEMS = (
     ("FIRST_POSITION", "First", "Heels together, feet turned out; the sequence continues from here"),
-    ("SECOND_POSITION", "Second", "Feet turned out a little more than hip width apart (stand only)"),
-    ("FIFTH_POSITION", "Fifth", "Feet crossed, front heel at the back toes (stand only)"),
+    ("SECOND_POSITION", "Second",
+     "Feet turned out, a little more than hip width apart; weight shift and retire follow, not releve"),
+    ("FIFTH_POSITION", "Fifth",
+     "Feet crossed, front heel at the back toes; the sequence continues from here"),
 )
 EXPERIMENT_ITEMS = (
     ("SEQUENCE", "Ballet Sequence",
@@ -108,8 +110,8 @@ class DancerBakeProperties:
     allow_unbalanced: BoolProperty(
         name="Unbalanced Steps", default=False,
         description="Experimental: also simulate the steps the balance controller cannot hold yet (releve "
-        "on both feet, the quarter pivot, position changes, one-foot steps from second to fifth position); "
-        "the dancer falls in them and the bake shows the fall")
+        "on both feet, the quarter pivot, position changes, some one-foot steps from second, fourth and "
+        "fifth position); the dancer falls in them and the bake shows the fall")
     position_time: FloatProperty(name="Position Time", description="Seconds standing in the position",
                                  default=1.5, min=0.2, max=30.0, unit="TIME_ABSOLUTE")
     shift_time: FloatProperty(name="Shift Time", description="Seconds for the weight shift",

@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import quaternions
 from .anthropometry import DancerError
 from .balance import Gains
+from .closed_chain import SIDES as LEG_SIDES
+from .closed_chain import ClosedChain, level_frame, level_yaw
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
 from .steps import DEFAULT_TURNOUT, plan
@@ -26,6 +29,8 @@ DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 AIRBORNE_FALL = 0.1
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
+CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed chain
+CHAIN_FILTER = 0.25  # seconds: the lean's slow part, which moves the pelvis in the closed chain
 
 
 @dataclass
@@ -247,6 +252,13 @@ def perform_steps(
     phase_start = 0.0
     count = 0
     spine_weights = sim.lean_weights({"spine_x": -1.0, "spine_y": -1.0})
+    chain = ClosedChain(DancerSim(body))
+    chain_legs = np.concatenate([chain.index[s] for s in LEG_SIDES])
+    last_applied = base.copy()
+    chain_prev = False
+    planted: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+    pelvis_pos = sim.data.qpos[0:3].copy()
+    pelvis_quat = sim.data.qpos[3:7].copy()
 
     def leg_weights(side: str) -> dict[str, float]:
         return {f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0,
@@ -259,15 +271,54 @@ def perform_steps(
     for k, phase in enumerate(phases):
         stance = ("L", "R") if phase.stance == "both" else (phase.stance,)
         previous = ("L", "R") if k == 0 or phases[k - 1].stance == "both" else (phases[k - 1].stance,)
+        closed = phase.closed_chain and phase.stance == "both"
         for side in previous:
             if side not in stance:
-                # The leg leaving the floor keeps the lean it had, as the start of its own motion.
-                dropped = sim.lean_offsets(lean, leg_weights(side))
+                if chain_prev:
+                    # The leg leaving the floor starts its own motion from the angles the chain gave it.
+                    dropped = np.where(leg_mask(side), last_applied - prev_pose_vec, 0.0)
+                else:
+                    # The leg leaving the floor keeps the lean it had, as the start of its own motion.
+                    dropped = sim.lean_offsets(lean, leg_weights(side))
                 prev_pose_vec = prev_pose_vec + dropped
                 carried = np.where(leg_mask(side), dropped, carried)
                 foot_id = sim.body_ids[f"foot.{side}"]
                 spots[side] = (sim.data.xpos[foot_id].copy(), sim.data.xmat[foot_id].reshape(3, 3).copy())
+        rebase = chain_prev and not closed
+        if closed:
+            for side in LEG_SIDES:
+                foot_id = sim.body_ids[f"foot.{side}"]
+                if chain_prev and side in planted:
+                    continue
+                if side in previous:
+                    planted[side] = (sim.data.xpos[foot_id].copy(),
+                                     level_frame(sim.data.xmat[foot_id].reshape(3, 3)))
+                else:
+                    ankle, frame = spots[side]
+                    planted[side] = (ankle.copy(), level_frame(frame))
+            if not chain_prev:
+                # The pelvis where the targets last applied put it, the standing feet where they are.
+                scratch.data.qpos[:] = sim.data.qpos
+                scratch.data.qpos[scratch.qadr] = last_applied
+                scratch.mj.mj_kinematics(scratch.model, scratch.data)
+                feet = [f"foot.{s}" for s in previous]
+                offset = np.mean([sim.data.xpos[sim.body_ids[f]] - scratch.data.xpos[scratch.body_ids[f]]
+                                  for f in feet], axis=0)
+                pelvis_pos = sim.data.qpos[0:3] + offset
+                pelvis_quat = sim.data.qpos[3:7].copy()
+                chain.warm = {}
+            chain_start = pelvis_pos.copy()
+            chain_quat = pelvis_quat.copy()
+            chain_level = level_yaw(chain_quat)
+            if not chain_prev:
+                chain_filter = lean.copy()
+            chain_lean = chain_filter.copy()
+            chain_height = chain_start[2] - 0.5 * (planted["L"][0][2] + planted["R"][0][2])
+            chain_applied = last_applied.copy()
+            chain_joined = chain_prev
         for side in stance:
+            if closed:
+                continue
             if side not in previous:
                 # A leg joining the stance takes the lean from here on: no jump in its targets.
                 mask = leg_mask(side)
@@ -304,6 +355,12 @@ def perform_steps(
             # The legs' angles for the pelvis lowered from where the previous pose stands it.
             planned = sim.data.qpos.copy()
             planned[sim.qadr] = prev_pose_vec
+            if chain_prev:
+                # After the closed chain the legs stand at the chain's angles, less the lean that
+                # this phase adds on top again.
+                both_legs = {**leg_weights("L"), **leg_weights("R")}
+                planned[sim.qadr] = np.where(leg_mask("L") | leg_mask("R"),
+                                             last_applied - sim.lean_offsets(lean, both_legs), prev_pose_vec)
             for name, value in _sunk(scratch, planned, phase.sink * body.height).items():
                 pose_vec[sim.index[name]] = value
         if phase.target == "keep":
@@ -406,13 +463,44 @@ def perform_steps(
             for side, trim in pelvis_trim.items():
                 if trim:
                     offsets += sim.lean_offsets(np.array([trim, 0.0]), trim_weights[side])
-            sim.apply(base_now + offsets)
+            applied = base_now + offsets
+            if closed:
+                turn = _smooth(t_local / CHAIN_BLEND)
+                pelvis_quat = quaternions.slerp(chain_quat, chain_level, turn)
+                # The slow part of the lean moves the pelvis; the fast rest leans both legs alike as
+                # before (tiny angles, where that is a parallelogram): near a straight knee the leg's
+                # length changes as the square root of the pelvis motion, and feeding it the
+                # controller's tick-to-tick corrections set the knees chattering.
+                chain_filter += (CONTROL_DT / CHAIN_FILTER) * (lean - chain_filter)
+                moved = chain_height * np.array([chain_filter[1] - chain_lean[1],
+                                                 chain_lean[0] - chain_filter[0]])
+                xy = chain_start[:2] + moved
+                rotation = quaternions.to_matrix(pelvis_quat)
+                pelvis_pos = np.array([*xy, chain.pelvis_height(xy, rotation, planted)])
+                solved = chain.solve(applied, pelvis_pos, pelvis_quat, planted)
+                w = 1.0 if chain_joined else turn
+                solved += sim.lean_offsets(lean - chain_filter, (lean_index, weights))
+                applied[chain_legs] = (1.0 - w) * chain_applied[chain_legs] + w * solved[chain_legs]
+            elif rebase and local == 0:
+                # From the chain back to leaning: the standing legs start from the chain's angles
+                # and keep the difference for the rest of the phase.
+                fix = np.zeros_like(applied)
+                for side in stance:
+                    fix = np.where(leg_mask(side), last_applied - applied, fix)
+                prev_pose_vec = prev_pose_vec + fix
+                if not phase.sink:  # a sink's leg angles are solved from the chain's already
+                    pose_vec = pose_vec + fix
+                via_vec = via_vec + fix
+                applied = applied + fix
+            sim.apply(applied)
+            last_applied = applied
             meas = sim.measure()
             tick += 1
             if tick % 50 == 0:
                 yield min(tick / n_ticks, 0.99), f"{step_times[-1][0]} at {t:.1f} s"
         if fell:
             break
+        chain_prev = closed
         prev_pose_vec = pose_vec
         if phase.key:
             key_times.append((phase.label, phase_start + phase.duration))

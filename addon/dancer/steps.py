@@ -32,15 +32,20 @@ SIDES = {"left": "L", "right": "R"}
 BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_side", "tendu_back",
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
                       "arabesque_45", "demi_plie", "grand_plie"})
-# From the other positions only the plies are balanced: the weight shift is tuned from first
-# position (from the wide second and the crossed third and fifth the supporting foot comes off
-# the floor; from fourth the chains after it fall).
+# What is balanced from each starting position, per supporting foot (for the weight shift, the
+# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first and
+# third hold every step on either leg. In second the pelvis travels 14 cm and drops over the
+# supporting foot, so the free leg's tendu and extension poses (written for a level, centred
+# pelvis) drive the foot into the floor; in fifth the same happens when the back (left) foot
+# works; in fourth the weight does not get over the front or back foot (the plies there are
+# balanced with the legs solved for the pelvis going straight down).
+_BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 BALANCED_FROM = {
-    "first_position": BALANCED,
-    "second_position": frozenset({"demi_plie", "grand_plie"}),
-    "third_position": frozenset({"demi_plie", "grand_plie"}),
-    "fourth_position": frozenset({"demi_plie", "grand_plie"}),
-    "fifth_position": frozenset({"demi_plie", "grand_plie"}),
+    "first_position": {"L": BALANCED, "R": BALANCED},
+    "second_position": {side: _BOTH_FEET | {"weight_shift", "retire"} for side in ("L", "R")},
+    "third_position": {"L": BALANCED, "R": BALANCED},
+    "fourth_position": {"L": _BOTH_FEET, "R": _BOTH_FEET},
+    "fifth_position": {"L": BALANCED, "R": _BOTH_FEET | {"weight_shift"}},
 }
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
@@ -290,6 +295,9 @@ class Phase:
     level_pelvis: bool = True  # the supporting hip keeps the pelvis level (one foot only)
     land: float | None = None  # put the free foot back on its spot, this high above it (m)
     sink: float = 0.0  # lower the pelvis straight down by this share of the height, feet where they are
+    # Both feet down: the pelvis goes where the balance wants it and both legs follow by IK with
+    # the feet kept on their spots (see closed_chain), instead of both legs leaning alike.
+    closed_chain: bool = False
 
 
 @dataclass(frozen=True)
@@ -392,13 +400,13 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     state = State(first, start_pose)
     labels = [items[0][0].strip()]
     phases = [Phase(labels[0], _seconds(first, items[0][1], kinds), start_pose, "both", "hold", 0.3, 0.3,
-                    starts_step=True)]
+                    starts_step=True, closed_chain=_chained(first))]
     for index, (text, seconds) in enumerate(items[1:], start=2):
         name, side = parse_step(text)
         label = text.strip()
         try:
             if not allow_unbalanced:
-                _check_balanced(state, name)
+                _check_balanced(state, name, side)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
@@ -408,7 +416,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     return labels, phases, state
 
 
-def _check_balanced(state: State, name: str) -> None:
+def _check_balanced(state: State, name: str, side: str | None = None) -> None:
     if name in POSITIONS:
         if name != state.position:
             raise DancerError(f"changing from {state.position} to {name} within a sequence is not "
@@ -433,11 +441,26 @@ def _check_balanced(state: State, name: str) -> None:
                           "the weight back onto it is not reliably balanced yet (the foot is set down on "
                           "its spot, but some sequences fall after it)")
 
-    balanced_here = BALANCED_FROM[state.position]
+    if name == "weight_shift":
+        support = side or "L"
+    elif state.support in ("L", "R"):
+        support = state.support
+    else:
+        support = _support_for(name, side, state)[0]
+    balanced_here = BALANCED_FROM[state.position][support]
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
-        raise DancerError(f"{name} from {state.position} is not balanced yet (the dancer falls; from "
-                          f"there {here}); start the sequence from 'first_position' for it")
+        foot = "" if name in _BOTH_FEET else f" on the {_word(support)} foot"
+        raise DancerError(f"{name} from {state.position} is not balanced yet{foot} (the dancer falls; from "
+                          f"there{foot} {here}); start the sequence from 'first_position' or "
+                          "'third_position' for it")
+
+
+def _chained(position: str) -> bool:
+    """Whether the closed-chain weight shift holds the feet in ``position``. Not in fourth yet:
+    standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
+    legs still lean alike there (where the plies are balanced and nothing else is)."""
+    return position != "fourth_position"
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -459,6 +482,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     duration = _seconds(name, seconds, kinds) if name not in POSITIONS else None
     pose = state.pose
     phases: list[Phase] = []
+    chained = _chained(state.position)
 
     if name in POSITIONS:
         target_pose = settle(position_pose(name, turnout, height))
@@ -469,20 +493,22 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if state.releve:
             raise DancerError(f"{name} from releve: the releve on both feet comes down by itself")
         if state.support == "both" and name == state.position:
-            phases.append(Phase(label, _seconds(name, seconds, kinds), pose, "both", "both", 0.5, 1.0))
+            phases.append(Phase(label, _seconds(name, seconds, kinds), pose, "both", "both", 0.5,
+                                1.0, closed_chain=chained))
             return phases, state
         if name == state.position and not (state.raised or state.hover):
             # Both feet are where the position put them and the weight is on one: it comes back
             # to the middle, the reverse of the weight shift.
             phases.append(Phase(label, _seconds(name, seconds, {**kinds, "position": kinds["weight_shift"]}),
-                                pose, "both", "stand", 0.5, 2.0))
+                                pose, "both", "stand", 0.5, 2.0, closed_chain=chained))
             return phases, replace(state, support="both")
         support = state.support if state.support in ("L", "R") else "L"
         working = other(support)
         shift, move, close = _split(total, 2.0, 1.5, 1.5) if state.support == "both" else \
             (0.0, *_split(total, 1.0, 1.0))
         if shift:
-            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0))
+            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
+                                closed_chain=chained))
         # The working leg (lifted from retire, or a little off the floor) goes to its new place.
         leg = {k: v for k, v in target_pose.items() if f".{working}_" in k}
         moved = dict(pose)
@@ -492,7 +518,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         lift = _on(lift, working, _small_lift)
         phases.append(Phase(label, move, moved, support, "foot:" + support, 0.9 * move, 0.5, via=lift,
                             keep_lean=True))
-        phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close, 0.9 * close))
+        phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close,
+                            0.9 * close, closed_chain=chained))
         return phases, State(name, target_pose)
 
     support, working = _support_for(name, side, state)
@@ -515,16 +542,19 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             landed = f".{other(state.support)}_"
             shift_pose = {k: v for k, v in pose.items()
                           if landed not in k or k.startswith(("upper_arm", "forearm"))}
-            phases.append(Phase(label, duration, shift_pose, "both", "foot:" + support, 0.5, 2.0))
+            phases.append(Phase(label, duration, shift_pose, "both", "foot:" + support, 0.5,
+                                2.0, closed_chain=chained))
             return phases, replace(state, support=support, hover=False)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
             to_middle, across = _split(duration, 2.0, 3.0)
-            phases.append(Phase(label, to_middle, pose, "both", "stand", 0.5, 0.8 * to_middle))
-            phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5, 0.7 * across))
+            phases.append(Phase(label, to_middle, pose, "both", "stand", 0.5,
+                                0.8 * to_middle, closed_chain=chained))
+            phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5,
+                                0.7 * across, closed_chain=chained))
             return phases, replace(state, support=support, hover=False)
-        phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0))
+        phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0, closed_chain=chained))
         return phases, replace(state, support=support, hover=False)
 
     if name in ("demi_plie", "grand_plie"):
@@ -596,7 +626,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if state.support == "both":
             # From both feet the weight goes onto the supporting foot first, as a weight shift
             # does, and comes back after; the step's own seconds are the leg's way out and in.
-            phases_out.append(Phase(label, kinds["weight_shift"], pose, "both", "foot:" + support, 0.5, 2.0))
+            phases_out.append(Phase(label, kinds["weight_shift"], pose, "both", "foot:" + support, 0.5,
+                                    2.0, closed_chain=chained))
         out_time = back_time = 0.5 * duration
         # The foot first comes off the floor flat (the pelvis sits lower over the leaning
         # supporting leg than in the pose, so a brushing foot would dig in), then goes out.
@@ -614,7 +645,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                                 0.27 * back_time, 0.3, keep_lean=True))
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
-            phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5, 0.8 * TENDU_CLOSE))
+            phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
+                                    0.8 * TENDU_CLOSE, closed_chain=chained))
             return phases_out, state
         return phases_out, replace(state, hover=True)
 

@@ -83,8 +83,9 @@ def least_peak_acceleration(windows: list[tuple[float, float, float]], period: f
     This is an exact lower bound on the peak vertical acceleration of a hand whose vertical
     velocity must lie in those windows (a throw: the prop's launch speed, ``lo = hi``; a catch:
     between the incoming prop's vertical speed and 0) and whose path closes over the period
-    (zero net displacement). Positions are not constrained, so it holds for any planner, any arm
-    and any throw or catch height.
+    (zero net displacement). The hand's positions are not constrained, so it holds for any planner
+    and any arm through these windows (the windows themselves depend on where props are thrown and
+    caught: a throw from higher than its catch needs less launch speed).
 
     For a given ``A``, the least ``A``-Lipschitz periodic function above every ``lo_k`` at ``t_k``
     is ``L(t) = max_k (lo_k - A d(t, t_k))`` (``d`` the distance around the period) and the greatest

@@ -34,11 +34,17 @@ import numpy as np
 
 from ..errors import ProcAnimError
 from .body import Body, juggler_placement
+from .hand_planner import HandEvent, plan_hand_path
 from .model import LEFT, RIGHT, Siteswap
 from .motion import (
+    _MAX_DIP,
+    _REACH_MARGIN,
+    _REACH_TOLERANCE,
+    MAX_HAND_ACCELERATION,
     PROP_LENGTHS,
     Flight,
     Pattern,
+    _acceleration_warning,
     _make_track,
     _reach_warning,
     between_events,
@@ -259,10 +265,13 @@ class JmlEntry:
 
     def plan(self, *, defaults: dict | None = None, **options) -> Pattern:
         """The entry's pattern. ``defaults`` (``plan_pattern`` keywords) fill in what a siteswap line
-        leaves out; a full JML pattern takes only ``frame_rate`` and ``body``."""
+        leaves out; a full JML pattern takes only ``frame_rate``, ``body`` and the hand acceleration
+        bound (``max_hand_acceleration``, also from ``defaults``)."""
         if self.config is not None:
             return plan_config(self.config, defaults=defaults, **options)
         assert self.pattern is not None
+        if defaults and "max_hand_acceleration" in defaults:
+            options.setdefault("max_hand_acceleration", defaults["max_hand_acceleration"])
         return self.pattern.plan(**options)
 
 
@@ -730,12 +739,24 @@ def _mod_number(tr: JmlTransition, mods: dict[str, str], key: str, default: floa
 
 
 def layout(
-    spec: JmlPattern, *, frame_rate: float | None = None, body: Body | None = None, **_ignored
+    spec: JmlPattern,
+    *,
+    frame_rate: float | None = None,
+    body: Body | None = None,
+    max_hand_acceleration: float | None = MAX_HAND_ACCELERATION,
+    **_ignored,
 ) -> Pattern:
     """Lay a JML pattern out: every throw leaves and every catch lands where and when the file says.
 
-    ``frame_rate``, if given, scales time slightly so one loop is a whole number of frames.
+    ``frame_rate``, if given, scales time slightly so one loop is a whole number of frames. Hands
+    follow the bounded planner (:mod:`.hand_planner`) aiming under ``max_hand_acceleration`` (m/s^2;
+    None: the C1 Hermite strokes of earlier versions); ``pattern.acceleration_warning`` says where
+    they need more.
     """
+    if max_hand_acceleration is not None and not (
+        math.isfinite(max_hand_acceleration) and max_hand_acceleration > 0
+    ):
+        raise MotionError(f"the hand acceleration bound must be positive, got {max_hand_acceleration}")
     body = body or Body()
     images, loop, period = _images(spec)
     scale = 1.0
@@ -926,9 +947,12 @@ def layout(
             )
         tracks.append(_make_track(rows, period))
 
-    # Hands: C1 splines through their events; throws leave at the prop's velocity, catches give way
-    # along the incoming prop, other events get the slope of their neighbours.
-    splines = []
+    # Hands: the bounded planner's paths through their events (throws leave at the prop's velocity,
+    # catches move along the incoming prop, other events are waypoints); a hand that never throws,
+    # or one whose bounded path would leave arm's reach where the C1 Hermite strokes through the same
+    # events do not, keeps those strokes (other events get the slope of their neighbours there).
+    splines: list[PeriodicSpline] = []
+    bounded: dict[int, list[HandEvent]] = {}
     for h in range(hands_count):
         items = per_hand[h]
         juggler, side = divmod(h, 2)
@@ -958,8 +982,20 @@ def layout(
                     before = (times[k - 1] - (period if k == 0 else 0.0), points[k - 1])
                     after = (times[(k + 1) % n] + (period if k == n - 1 else 0.0), points[(k + 1) % n])
                     velocities[k] = (after[1] - before[1]) / (after[0] - before[0])
-        times, points, velocities = _hand_knots(times, points, velocities, kinds, period)
-        splines.append(PeriodicSpline(times, points, velocities, period))
+        splines.append(PeriodicSpline(*_hand_knots(times, points, velocities, kinds, period), period))
+        if max_hand_acceleration is not None and "throw" in kinds:
+            catches = {id(im): catch_velocity[id(im)] for im in items if id(im) in catch_velocity}
+            conditions = [
+                HandEvent(float(t), kind, point, velocity)
+                if kind == "throw"
+                else HandEvent(float(t), kind, point, np.mean(catches[id(image)], axis=0))
+                if kind == "catch"
+                else HandEvent(float(t), "point", point)
+                for t, kind, point, velocity, image in zip(
+                    times, kinds, points, velocities, items, strict=True
+                )
+            ]
+            bounded[h] = conditions
 
     flights.sort(key=lambda f: (f.throw_time, f.prop))
     loop_beats = max(1, round(period / (loop * scale)))
@@ -994,10 +1030,45 @@ def layout(
         root_motion=moving if any(m is not None for m in moving) else None,
     )
     pattern.reach_warning = _reach_warning(pattern)
+    if bounded and max_hand_acceleration is not None:
+        _plan_bounded_hands(pattern, bounded, max_hand_acceleration)
+    if max_hand_acceleration is not None:
+        pattern.acceleration_warning = _acceleration_warning(pattern, max_hand_acceleration)
     return pattern
 
 
 _IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
+
+
+def _plan_bounded_hands(pattern: Pattern, bounded: dict[int, list[HandEvent]], limit: float) -> None:
+    """Replace the Hermite strokes of the hands in ``bounded`` (hand index -> the file's events as
+    planner conditions) by the bounded planner's paths, each kept above the lowest point the arm
+    reaches under any of its events (as for siteswaps). A hand whose bounded path would leave arm's
+    reach further than its Hermite strokes do keeps the Hermite strokes."""
+    arm = pattern.body.upper_arm + pattern.body.forearm
+    samples = np.linspace(0.0, pattern.loop_duration, max(64, 24 * pattern.loop_beats), endpoint=False)
+    shoulders = pattern.shoulder_positions(samples)
+
+    def excess(hand: int) -> float:
+        hands = pattern.hand_positions(samples)[hand // 2, hand % 2]
+        return float(np.max(np.linalg.norm(hands - shoulders[hand // 2, hand % 2], axis=-1)) - arm)
+
+    for hand, conditions in bounded.items():
+        times = np.array([c.time for c in conditions])
+        points = np.array([c.position for c in conditions])
+        at_events = pattern.shoulder_positions(times)[hand // 2, hand % 2]
+        across = np.linalg.norm((points - at_events)[:, :2], axis=-1)
+        reach = arm - _REACH_MARGIN
+        lowest = np.max(at_events[:, 2] - np.sqrt(np.maximum(reach * reach - across * across, 0.0)))
+        floor = max(float(points[:, 2].min()) - _MAX_DIP, float(lowest))
+        hermite, before = pattern._hands[hand], excess(hand)
+        pattern._hands[hand] = plan_hand_path(
+            conditions, pattern.loop_duration, pattern.beat_duration, limit, floor
+        )
+        after = excess(hand)
+        if after > max(before, _REACH_TOLERANCE):
+            pattern._hands[hand] = hermite
+    pattern.reach_warning = _reach_warning(pattern)
 
 
 def _hand_knots(

@@ -287,10 +287,11 @@ class Pattern:
         """The least peak vertical acceleration (m/s^2) that ANY hand path needs in this pattern:
         throws with the prop's exact vertical speed, catches along the incoming prop, a closed loop
         (see :func:`.hand_planner.least_peak_acceleration` and :meth:`hand_velocity_windows`).
-        Positions and arm's reach are left out, so no planner, arm or throw height does better.
-        ``laid_out=False`` (props thrown and caught at one height) depends only on the timing in
-        beats: the same at every beat for patterns without bounces. ``laid_out=True`` uses this
-        plan's own prop speeds: the plan's peak is never below it."""
+        The hand's positions and arm's reach are left out, so no planner or arm does better.
+        ``laid_out=False`` (each prop thrown and caught at one height, Juggling Lab's layout)
+        depends only on the timing in beats: the same at every beat for patterns without bounces.
+        ``laid_out=True`` uses this plan's own prop speeds (its throw and catch heights): the plan's
+        peak is never below it. Other heights change the prop speeds, and so the bound."""
         return max(
             (least_peak_acceleration(w, self.loop_duration) for w in self.hand_velocity_windows(laid_out)),
             default=0.0,

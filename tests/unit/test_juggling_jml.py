@@ -427,3 +427,52 @@ def test_moving_positions_walk_and_turn_the_juggler() -> None:
         [g] = [g for g in again.flights if abs(g.throw_time - f.throw_time) < 1e-6]
         assert np.linalg.norm(g.arcs[0].p0 - f.arcs[0].p0) < MM
         assert np.linalg.norm(g.arcs[-1].at(g.catch_time)[0] - f.arcs[-1].at(f.catch_time)[0]) < MM
+
+
+def _continuous(spline) -> bool:
+    _, _, first, last = spline.end_accelerations()
+    return bool(np.allclose(np.roll(first, -1, axis=0), last, atol=1e-6 * np.abs(first).max()))
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in DATA.glob("*.jml") if p.stem != "patternlist"))
+def test_jml_hands_use_the_bounded_planner_where_it_stays_in_reach(name: str) -> None:
+    [entry, *_] = jml.load(DATA / f"{name}.jml")
+    pattern = entry.plan()
+    hermite = entry.plan(max_hand_acceleration=None)
+    # The file's events are unchanged: same flights, hands on them (assert_events checks positions).
+    assert len(pattern.flights) == len(hermite.flights)
+    for flight, old in zip(pattern.flights, hermite.flights, strict=True):
+        assert flight.throw_time == old.throw_time and flight.catch_time == old.catch_time
+        np.testing.assert_allclose(flight.arcs[0].p0, old.arcs[0].p0, atol=1e-12)
+        if flight.multiplex:
+            continue
+        j, h = flight.from_juggler, flight.from_hand
+        np.testing.assert_allclose(
+            pattern.hand_positions([flight.throw_time])[j, h, 0], flight.arcs[0].p0, atol=MM
+        )
+        np.testing.assert_allclose(
+            pattern.hand_velocities([flight.throw_time])[j, h, 0], flight.arcs[0].v0, atol=1e-6
+        )
+        arrival, incoming = flight.arcs[-1].at(flight.catch_time)
+        j, h = flight.to_juggler, flight.to_hand
+        np.testing.assert_allclose(pattern.hand_positions([flight.catch_time])[j, h, 0], arrival, atol=MM)
+        velocity = pattern.hand_velocities([flight.catch_time])[j, h, 0]
+        along = velocity @ incoming / np.linalg.norm(incoming)
+        assert -1e-6 <= along <= np.linalg.norm(incoming) + 1e-6
+        np.testing.assert_allclose(velocity, along * incoming / np.linalg.norm(incoming), atol=1e-6)
+    # Never further out of reach than the Hermite strokes; the warning names what the hands need.
+    assert pattern.reach_warning is None or hermite.reach_warning is not None
+    peak = pattern.hand_acceleration_peaks()[..., 0].max()
+    assert (pattern.acceleration_warning is not None) == (peak > 4 * 9.80665)
+    assert peak >= pattern.hand_acceleration_bound(laid_out=True)
+
+
+def test_a_jml_cascade_gets_jerk_limited_hands_gentler_than_the_hermite_strokes() -> None:
+    [entry] = jml.load(DATA / "cascade_switchdelay.jml")
+    pattern, hermite = entry.plan(), entry.plan(max_hand_acceleration=None)
+    assert all(_continuous(spline) for spline in pattern._hands)
+    assert not any(_continuous(spline) for spline in hermite._hands)
+    assert (
+        pattern.hand_acceleration_peaks()[..., 0].max()
+        < 0.9 * hermite.hand_acceleration_peaks()[..., 0].max()
+    )
