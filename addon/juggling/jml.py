@@ -949,8 +949,8 @@ def layout(
 
     # Hands: the bounded planner's paths through their events (throws leave at the prop's velocity,
     # catches move along the incoming prop, other events are waypoints); a hand that never throws,
-    # or one whose bounded path would leave arm's reach where the C1 Hermite strokes through the same
-    # events do not, keeps those strokes (other events get the slope of their neighbours there).
+    # or one whose bounded path would leave arm's reach further than the C1 Hermite strokes through
+    # the same events, keeps those strokes (other events get the slope of their neighbours there).
     splines: list[PeriodicSpline] = []
     bounded: dict[int, list[HandEvent]] = {}
     for h in range(hands_count):
@@ -1042,10 +1042,14 @@ _IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
 
 def _plan_bounded_hands(pattern: Pattern, bounded: dict[int, list[HandEvent]], limit: float) -> None:
     """Replace the Hermite strokes of the hands in ``bounded`` (hand index -> the file's events as
-    planner conditions) by the bounded planner's paths, each kept above the lowest point the arm
-    reaches under any of its events (as for siteswaps). A hand whose bounded path would leave arm's
-    reach further than its Hermite strokes do keeps the Hermite strokes."""
+    planner conditions) by the bounded planner's paths, each kept above a reach floor (see below). A
+    hand whose bounded path would leave arm's reach further than its Hermite strokes do, or come
+    out non-finite, keeps the Hermite strokes."""
     arm = pattern.body.upper_arm + pattern.body.forearm
+    # A file has no beat: the planner's grid and jerk window follow the throws (one per beat overall,
+    # as in a siteswap), not the loop, which can be one long "beat".
+    throws = sum(1 for conditions in bounded.values() for c in conditions if c.kind == "throw")
+    beat = pattern.loop_duration / max(1, throws)
     samples = np.linspace(0.0, pattern.loop_duration, max(64, 24 * pattern.loop_beats), endpoint=False)
     shoulders = pattern.shoulder_positions(samples)
 
@@ -1059,14 +1063,16 @@ def _plan_bounded_hands(pattern: Pattern, bounded: dict[int, list[HandEvent]], l
         at_events = pattern.shoulder_positions(times)[hand // 2, hand % 2]
         across = np.linalg.norm((points - at_events)[:, :2], axis=-1)
         reach = arm - _REACH_MARGIN
-        lowest = np.max(at_events[:, 2] - np.sqrt(np.maximum(reach * reach - across * across, 0.0)))
-        floor = max(float(points[:, 2].min()) - _MAX_DIP, float(lowest))
-        hermite, before = pattern._hands[hand], excess(hand)
-        pattern._hands[hand] = plan_hand_path(
-            conditions, pattern.loop_duration, pattern.beat_duration, limit, floor
+        # A file's events can sit far apart (a hand reaching across, up, out): the floor is the
+        # lowest the arm reaches under the most central of them, and never above any event.
+        lowest = np.min(at_events[:, 2] - np.sqrt(np.maximum(reach * reach - across * across, 0.0)))
+        floor = min(
+            max(float(points[:, 2].min()) - _MAX_DIP, float(lowest)), float(points[:, 2].min()) - 0.02
         )
+        hermite, before = pattern._hands[hand], excess(hand)
+        pattern._hands[hand] = plan_hand_path(conditions, pattern.loop_duration, beat, limit, floor)
         after = excess(hand)
-        if after > max(before, _REACH_TOLERANCE):
+        if not after <= max(before, _REACH_TOLERANCE):  # also a path that came out NaN
             pattern._hands[hand] = hermite
     pattern.reach_warning = _reach_warning(pattern)
 

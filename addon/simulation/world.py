@@ -47,6 +47,8 @@ _POLAR_ITERATIONS = 2
 _FACE = 0.95
 # A contact whose normal is within 45 degrees of the vertical supports the body above it.
 _SUPPORT = 0.7
+# A sleeping body is woken by a body this many times faster than the sleep speed coming near.
+WAKE_FACTOR = 10.0
 # Bodies meeting faster than this (m/s) collide: both take their share, the lower one is pushed too.
 _IMPACT_SPEED = 1.0
 # Self-collision pairs are searched this many collision radii wider than the contact distance, and
@@ -472,6 +474,7 @@ class World:
             count = len(clusters["total"])
             self._sleep = {
                 "speed": 0.0,  # 0: no body falls asleep
+                "wake": 0.0,
                 "frames": 1,
                 "calm": np.zeros(count, np.int64),
                 "asleep": np.zeros(count, bool),
@@ -485,12 +488,14 @@ class World:
         """Shape-matched bodies (disjoint clusters) that stay slower than ``speed`` (m/s) for ``frames``
         frames fall asleep: frozen exactly where they are (no jitter, no creeping) and immovable. A
         sleeping body costs nothing per substep (no shape matching; its particles are searched for
-        contacts only inside the reach of an awake body). A body moving faster than ``speed`` within
-        reach of a sleeping one wakes it."""
+        contacts only inside the reach of an awake body). A body moving faster than ``WAKE_FACTOR`` times
+        ``speed`` (an impact, not a neighbour creeping or sliding slowly) within reach of a sleeping one
+        wakes it."""
         if not (speed > 0 and frames >= 1):
             raise SimulationError(f"sleeping needs speed > 0 and frames >= 1, got {speed}, {frames}")
         state = self._body_state()
         state["speed"], state["frames"] = float(speed), int(frames)
+        state["wake"] = WAKE_FACTOR * float(speed)
 
     def pour(self, delays: ArrayLike) -> None:
         """Hold each shape-matched body where it is for its delay in ``delays`` (seconds from now, one
@@ -574,6 +579,9 @@ class World:
             self._v[frozen] = 0.0
             asleep |= falling_asleep
             self._active_clusters = None
+        # Only something faster than the wake speed (a falling or tumbling body) wakes a sleeper: a body
+        # creeping or sliding slowly against one finds it as solid as the ground.
+        moving &= fastest >= state["wake"]
         if not (np.any(asleep) and np.any(moving)):
             return
         # Wake sleepers whose box comes within reach of a moving body's box this coming frame.
@@ -641,16 +649,16 @@ class World:
         result = w.copy()
         if len(rigid):
             owner = body[rigid]
-            arm = np.cross(p[particles[rigid]] - centroids[owner], directions[rigid])
+            arm = _cross_rows(p[particles[rigid]] - centroids[owner], directions[rigid])
             turn = np.einsum("kij,kj->ki", inverse_inertia[owner], arm)
             result[rigid] = self._rigid["inverse_total"][owner] + np.einsum("ij,ij->i", arm, turn)
         return result
 
-    def _contact_normals(self, i, j, delta, length, reach) -> tuple[NDArray, NDArray]:
+    def _contact_normals(self, i, j, delta, length, reach, turn) -> tuple[NDArray, NDArray]:
         """Normals (pushing ``i`` away from ``j``) and depths of touching particle pairs: along the
-        bodies' surface normals where the two surfaces face each other, else between the centres."""
+        bodies' surface normals where the two surfaces face each other, else between the centres.
+        ``turn`` ``(bodies, 3, 3)``: the bodies' rotations."""
         rigid = self._rigid
-        turn = quaternion_to_matrix(self._clusters["quaternions"])
         body_i, body_j = rigid["body"][i], rigid["body"][j]
         surface_i = np.einsum("kij,kj->ki", turn[np.maximum(body_i, 0)], rigid["normals"][i])
         surface_j = np.einsum("kij,kj->ki", turn[np.maximum(body_j, 0)], rigid["normals"][j])
@@ -677,10 +685,14 @@ class World:
     def _solve_rigid_contacts(self, p, pairs, start, free) -> None:
         """The ground first, then the pairs (seeing the ground's corrections): a body resting on one
         that rests on the ground is held in the same substep, not one substep later."""
-        self._project_rigid_contacts(p, None, start, free)
-        self._project_rigid_contacts(p, pairs, start, None)
+        turn = quaternion_to_matrix(self._clusters["quaternions"])
+        # einsum, not matmul: stacked 3 x 3 matmuls go through OpenBLAS, whose threads cost more.
+        inverse_inertia = np.einsum("kij,kjl,kml->kim", turn, self._rigid["inverse_inertia"], turn)
+        frames = (turn, inverse_inertia)  # the rotations change only in shape matching: shared by both
+        self._project_rigid_contacts(p, None, start, free, frames)
+        self._project_rigid_contacts(p, pairs, start, None, frames)
 
-    def _project_rigid_contacts(self, p, pairs, start, free) -> None:
+    def _project_rigid_contacts(self, p, pairs, start, free, frames) -> None:
         """Particle pairs and the ground as rigid-body contacts (``enable_rigid_contacts``), Jacobi over
         each body's contacts, with static and dynamic friction on the slip during this substep.
 
@@ -696,7 +708,7 @@ class World:
             hit = length < self._pair_reach()
             if np.any(hit):
                 i, j, delta, length = i[hit], j[hit], delta[hit], length[hit]
-                normal, depth = self._contact_normals(i, j, delta, length, reach)
+                normal, depth = self._contact_normals(i, j, delta, length, reach, frames[0])
                 touching = depth > 0
                 i, j, normal, depth = i[touching], j[touching], normal[touching], depth[touching]
                 slip = (p[i] - start[i]) - (p[j] - start[j])
@@ -740,9 +752,7 @@ class World:
         clusters, rigid = self._clusters, self._rigid
         members, starts = clusters["members"], clusters["starts"]
         centroids = np.add.reduceat(p[members] * rigid["mass3"], starts) / clusters["total"][:, None]
-        turn = quaternion_to_matrix(clusters["quaternions"])
-        # einsum, not matmul: stacked 3 x 3 matmuls go through OpenBLAS, whose threads cost more.
-        inverse_inertia = np.einsum("kij,kjl,kml->kim", turn, rigid["inverse_inertia"], turn)
+        turn, inverse_inertia = frames
         # Each side's share of a contact's correction, by how easily it moves there (a sleeping or
         # pinned side: none).
         weight_a = self._effective_inverse_masses(p, a, direction, centroids, inverse_inertia)
@@ -774,9 +784,14 @@ class World:
         # over its contacts; with one contact, the mass-weighted smallest motion that meets it: the
         # rigid-body response). Contacts sharing a face then push it out by their full depth, where
         # averaging single-contact responses would leave most of it in (their turns cancel out).
-        body = rigid["body"][particles]
+        # Only the bodies touched here are solved for and moved (a compact index over them).
+        touched = np.flatnonzero(np.bincount(rigid["body"][particles], minlength=len(clusters["total"])))
+        compact = np.zeros(len(clusters["total"]), np.int64)
+        compact[touched] = np.arange(len(touched))
+        body = compact[rigid["body"][particles]]
+        centroids = centroids[touched]
         arm = p[particles] - centroids[body]
-        count = len(clusters["total"])
+        count = len(touched)
         skew = np.zeros((len(arm), 3, 3))
         skew[:, 0, 1], skew[:, 0, 2], skew[:, 1, 2] = -arm[:, 2], arm[:, 1], -arm[:, 0]
         skew[:, 1, 0], skew[:, 2, 0], skew[:, 2, 1] = arm[:, 2], -arm[:, 1], arm[:, 0]
@@ -788,8 +803,9 @@ class World:
             (body[:, None] * 36 + np.arange(36)).reshape(-1), weights=normal.reshape(-1), minlength=count * 36
         ).reshape(count, 6, 6)
         regular = np.zeros((count, 6, 6))
-        regular[:, :3, :3] = np.eye(3) * clusters["total"][:, None, None]
-        regular[:, 3:, 3:] = np.einsum("kij,kjl,kml->kim", turn, rigid["inertia"], turn)
+        regular[:, :3, :3] = np.eye(3) * clusters["total"][touched, None, None]
+        turned = turn[touched]
+        regular[:, 3:, 3:] = np.einsum("kij,kjl,kml->kim", turned, rigid["inertia"][touched], turned)
         # A tiny mass-weighted regulariser picks the least-effort motion where contacts leave freedom.
         matrix += 1e-6 * regular + 1e-12 * np.eye(6)
         # Right-hand sides: the contact targets and, second column, the overlaps already there.
@@ -798,14 +814,12 @@ class World:
             (body[:, None] * 12 + np.arange(12)).reshape(-1), weights=right.reshape(-1), minlength=count * 12
         ).reshape(count, 6, 2)
         motion = _solve_symmetric_batch(matrix, stacked)
-        touched = np.bincount(body, minlength=count) > 0
-        owner = rigid["body"][members]
-        relative = p[members] - centroids[owner]
+        moved = members[np.isin(clusters["cluster"], touched)]
+        owner = compact[rigid["body"][moved]]
+        relative = p[moved] - centroids[owner]
         for column, target in ((0, p), (1, start)):
             translation, rotation = motion[:, :3, column], motion[:, 3:, column]
-            shift = translation[owner] + np.cross(rotation[owner], relative)
-            shift *= touched[owner][:, None]
-            target[members] += shift
+            target[moved] += translation[owner] + _cross_rows(rotation[owner], relative)
 
     def add_self_collision(
         self, particles: ArrayLike, radius: float, bodies: ArrayLike | None = None, friction: float = 0.5

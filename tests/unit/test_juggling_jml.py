@@ -467,8 +467,11 @@ def test_jml_hands_use_the_bounded_planner_where_it_stays_in_reach(name: str) ->
     assert peak >= pattern.hand_acceleration_bound(laid_out=True)
 
 
-def test_a_jml_cascade_gets_jerk_limited_hands_gentler_than_the_hermite_strokes() -> None:
-    [entry] = jml.load(DATA / "cascade_switchdelay.jml")
+@pytest.mark.parametrize("name", ["cascade_switchdelay", "sync_switch"])
+def test_jml_hands_are_jerk_limited_and_gentler_than_the_hermite_strokes(name: str) -> None:
+    # A file has no beat (sync_switch's "beat" is 0.8 s, two throws each): the planner's grid follows the
+    # throws, so it meets events a fraction of a second apart.
+    [entry] = jml.load(DATA / f"{name}.jml")
     pattern, hermite = entry.plan(), entry.plan(max_hand_acceleration=None)
     assert all(_continuous(spline) for spline in pattern._hands)
     assert not any(_continuous(spline) for spline in hermite._hands)
