@@ -33,19 +33,32 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
                       "arabesque_45", "demi_plie", "grand_plie"})
 # What is balanced from each starting position, per supporting foot (for the weight shift, the
-# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first and
-# third hold every step on either leg. In second the pelvis travels 14 cm and drops over the
+# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first
+# position holds every step on either leg. In third and fifth (right foot in front) the tendu
+# back and the arabesque fall in seeded random sequences (after other extensions, or straight
+# from the weight shift with the back foot working). In second the pelvis travels 14 cm and drops over the
 # supporting foot, so the free leg's tendu and extension poses (written for a level, centred
-# pelvis) drive the foot into the floor; in fifth the same happens when the back (left) foot
-# works; in fourth the weight does not get over the front or back foot (the plies there are
-# balanced with the legs solved for the pelvis going straight down).
+# pelvis) drive the foot into the floor. In fourth the weight does not get over the front or
+# back foot (the plies there are balanced with the legs solved for the pelvis going straight down).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
+_CROSSED_FALLS = frozenset({"tendu_back", "arabesque_45"})
+# Position changes within a sequence (position, new position, moving foot) that complete, the
+# moving foot set down within 2.3 cm of its new place by the closed chain, with a weight shift and
+# a retire after them. Still refused by default (``allow_unbalanced`` runs them): in seeded random
+# sequences the steps after a change fell. From first into third or fifth the weight shift after
+# the change fell, from fifth with the back (left) foot moving too, and second is out of the
+# leg's reach with the pelvis over the other foot.
+TRANSITIONS = frozenset({
+    ("third_position", "first_position", "L"), ("third_position", "first_position", "R"),
+    ("third_position", "fifth_position", "R"),
+    ("fifth_position", "first_position", "R"), ("fifth_position", "third_position", "R"),
+})
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {side: _BOTH_FEET | {"weight_shift", "retire"} for side in ("L", "R")},
-    "third_position": {"L": BALANCED, "R": BALANCED},
+    "third_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
     "fourth_position": {"L": _BOTH_FEET, "R": _BOTH_FEET},
-    "fifth_position": {"L": BALANCED, "R": _BOTH_FEET | {"weight_shift"}},
+    "fifth_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
 }
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
@@ -256,6 +269,7 @@ TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
+TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
 PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
@@ -298,6 +312,9 @@ class Phase:
     # Both feet down: the pelvis goes where the balance wants it and both legs follow by IK with
     # the feet kept on their spots (see closed_chain), instead of both legs leaning alike.
     closed_chain: bool = False
+    # The position whose place the free foot goes to (beside the supporting foot), instead of the
+    # spot it left: a change of position.
+    place: str | None = None
 
 
 @dataclass(frozen=True)
@@ -419,9 +436,9 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
 def _check_balanced(state: State, name: str, side: str | None = None) -> None:
     if name in POSITIONS:
         if name != state.position:
-            raise DancerError(f"changing from {state.position} to {name} within a sequence is not "
-                              "balanced yet (the dancer falls closing the feet); start a new sequence in "
-                              "that position")
+            raise DancerError(f"changing from {state.position} to {name} within a sequence is not balanced "
+                              "yet (the moving foot is set down on its new place, but steps after the change "
+                              "fall in seeded random sequences); start a new sequence in that position")
         if state.raised or state.hover or state.releve:
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
@@ -509,17 +526,17 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
                                 closed_chain=chained))
-        # The working leg (lifted from retire, or a little off the floor) goes to its new place.
-        leg = {k: v for k, v in target_pose.items() if f".{working}_" in k}
+        # The working foot comes off the floor flat, goes by IK to just above its place in the new
+        # position (relative to the supporting foot), and the closed chain sets it down there.
         moved = dict(pose)
-        moved.update(leg)
         moved.update(arms("low"))
-        lift = dict(moved)
-        lift = _on(lift, working, _small_lift)
-        phases.append(Phase(label, move, moved, support, "foot:" + support, 0.9 * move, 0.5, via=lift,
-                            keep_lean=True))
+        if not (state.raised or state.hover):
+            phases.append(Phase(label, 0.3 * move, _on(moved, working, _small_lift), support,
+                                "foot:" + support, 0.27 * move, 0.5))
+        phases.append(Phase(label, 0.7 * move, moved, support, "foot:" + support, 0.63 * move, 0.5,
+                            land=TRANSITION_HOVER, place=name))
         phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close,
-                            0.9 * close, closed_chain=chained))
+                            0.9 * close, closed_chain=_chained(name), place=name))
         return phases, State(name, target_pose)
 
     support, working = _support_for(name, side, state)
@@ -666,6 +683,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the working leg is already in retire")
         up = _on(pose, working, retire_pose)
         via = _on(up, working, retire_lift_pose)
+        phases.extend(_lift_first(state, working, support, label))
         # The paper's retire and releve as tuned: levelling the pelvis while the foot leaves the
         # floor upset small (fast) bodies.
         phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
@@ -713,6 +731,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     attitude.update(_working(working, bend))
     share = (0.0, 0.55, 0.45)
     if not state.raised:
+        phases_out.extend(_lift_first(state, working, support, label))
         # Into the retire as the retire step does it (faster, the foot leaving the floor upsets
         # the balance); the extension's own seconds start after it.
         phases_out.append(Phase(label, kinds["retire"], retired, support, "foot:" + support,
@@ -730,6 +749,20 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         return phases_out, replace(state, hover=True)
     phases_out[-1].duration = share[2] * duration
     return phases_out, state
+
+
+BACK_FOOT_LIFT = 1.0  # seconds the back foot of third or fifth takes to come off the floor flat
+
+
+def _lift_first(state: State, working: str, support: str, label: str) -> list[Phase]:
+    """In third and fifth the back (left) foot, crossed behind the supporting one, goes into the
+    retire straight from the floor along a path that swings the leg out and the dancer fell; from
+    the tendu's flat lift (a few centimetres off its spot) it goes there cleanly, so it lifts so
+    first."""
+    if state.hover or working != "L" or state.position not in ("third_position", "fifth_position"):
+        return []
+    lifted = _on(state.pose, working, _small_lift)
+    return [Phase(label, BACK_FOOT_LIFT, lifted, support, "foot:" + support, 0.9 * BACK_FOOT_LIFT, 0.3)]
 
 
 def _name(body: str, side: str, axis: str) -> str:

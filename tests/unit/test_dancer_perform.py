@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from addon.dancer import DEFAULT_SEQUENCE, DancerError, perform
+from addon.dancer import DEFAULT_SEQUENCE, POSITIONS, DancerError, perform
 from addon.dancer.support import signed_distance_inside
 
 
@@ -91,9 +91,9 @@ def test_other_positions_stand_quietly(position):
 def test_steps_from_other_positions_are_refused_with_a_reason():
     with pytest.raises(DancerError, match="first_position"):
         perform(("fourth_position", "weight_shift"))
-    # Per supporting foot: in fifth the front (right) foot works, the back one not yet.
+    # Per supporting foot: in fifth the back (left) foot's arabesque still falls.
     with pytest.raises(DancerError, match="fifth_position is not balanced yet on the right foot"):
-        perform(("fifth_position", "weight_shift:right", "tendu_front:left"))
+        perform(("fifth_position", "weight_shift:right", "arabesque_45:left"))
     with pytest.raises(DancerError, match="second_position is not balanced yet on the left foot"):
         perform(("second_position", "weight_shift", "tendu_side"))
 
@@ -274,6 +274,35 @@ def test_positions_within_a_sequence_are_refused_unless_the_weight_just_comes_ba
         assert word in str(caught.value)
 
 
+def _transitions():
+    from addon.dancer.steps import TRANSITIONS
+
+    return sorted((a, "right" if moving == "L" else "left", b) for a, b, moving in TRANSITIONS)
+
+
+@pytest.mark.parametrize(("start", "support", "position"), _transitions())
+def test_a_change_of_position_sets_the_moving_foot_on_its_new_place(start, support, position):
+    # Experimental (refused by default: steps after a change fell in seeded random sequences).
+    other = "left" if support == "right" else "right"
+    sequence = (start, f"weight_shift:{support}", position, f"weight_shift:{other}", f"retire:{support}")
+    with pytest.raises(DancerError, match="not balanced yet"):
+        perform(sequence)
+    show = perform(sequence, allow_unbalanced=True)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    # The feet stand as in the new position (right ankle relative to the left), within 2.5 cm
+    # (measured: 1-2.3 cm, the most going into first): the supporting leg gives about 2 cm under
+    # the body's weight, and the landing leg is aimed from where the targets put the pelvis.
+    fresh = perform((position,), durations={"position": 0.5})
+    end = np.searchsorted(show.times, show.phase_times[2][2]) - 1
+
+    def apart(run, tick):
+        return run.joint_positions["foot.R"][tick, :2] - run.joint_positions["foot.L"][tick, :2]
+
+    assert np.linalg.norm(apart(show, end) - apart(fresh, -1)) < 0.025
+    assert show.in_contact[end].all()
+
+
 def test_a_weight_shift_in_fourth_is_refused_with_the_reason():
     with pytest.raises(DancerError, match="weight_shift from fourth_position is not balanced yet"):
         perform(("fourth_position", "weight_shift"))
@@ -321,14 +350,20 @@ def test_a_retire_on_either_foot_in_second_position(side):
     _com_inside_for_the_last_second_of_every_step(show)
 
 
-@pytest.mark.parametrize(("position", "working"), [("third_position", "right"), ("third_position", "left"),
-                                                   ("fifth_position", "right")])
-def test_every_one_foot_step_from_third_and_fifth(position, working):
-    from addon.dancer import BALANCED
+@pytest.mark.parametrize("position", ["third_position", "fifth_position"])
+@pytest.mark.parametrize("working", ["right", "left"])
+def test_every_one_foot_step_balanced_from_third_and_fifth(position, working):
+    from addon.dancer.steps import BALANCED_FROM
 
-    run = perform(_chain(working, position))
+    support = "L" if working == "right" else "R"
+    balanced = BALANCED_FROM[position][support] - set(BOTH_FEET)
+    # All but the tendu back and the arabesque (see BALANCED_FROM), on either leg.
+    assert balanced == {"weight_shift", "tendu_front", "tendu_side", "developpe_front_45",
+                        "developpe_front_90", "developpe_side_45", "developpe_side_90", "retire", "releve"}
+    sequence = [step for step in _chain(working, position) if step.split(":")[0] in balanced | set(POSITIONS)]
+    run = perform(sequence)
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
-    assert {name.split(":")[0] for name in run.sequence[1:]} == set(BALANCED) - set(BOTH_FEET)
+    assert {name.split(":")[0] for name in run.sequence[1:]} == balanced
     _com_inside_for_the_last_second_of_every_step(run)
     side = run.sequence[1].split(":")[1][0].upper()
     assert run.in_contact[-1].tolist() == [name == f"toe.{side}" for name in run.contact_bodies]
@@ -405,6 +440,18 @@ def test_a_seeded_random_twenty_step_legal_sequence_completes():
     run = perform(sequence)
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
     assert [name for name, _, _ in run.phase_times] == sequence
+    _com_inside_for_the_last_second_of_every_step(run)
+
+
+@pytest.mark.parametrize("start", ["third_position", "fifth_position"])
+def test_a_seeded_random_twenty_step_sequence_from_a_crossed_position_completes(start):
+    # The weight shift and the one-foot steps from third and fifth (closed-chain weight shift).
+    from addon.dancer import random_sequence
+
+    sequence = random_sequence(np.random.default_rng(2026), 20, start=start)
+    assert {"weight_shift", "retire"} & {step.split(":")[0] for step in sequence}
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(run)
 
 
