@@ -22,7 +22,7 @@ from .closed_chain import SIDES as LEG_SIDES
 from .closed_chain import ClosedChain, level_frame, level_yaw
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, plan
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -35,6 +35,7 @@ BALLS_TRACKING = 1.25
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
 CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed chain
+LANDING_HEIGHT = 0.03  # m: a foot joining the closed chain is brought over its spot this high first
 CHAIN_FILTER = 0.25  # seconds: the lean's slow part, which moves the pelvis in the closed chain
 
 
@@ -308,7 +309,8 @@ def perform_steps(
     gains = gains or Gains()
     gains.validate()
     body = build_body(height, mass, sex)
-    labels, phases, _ = plan(sequence, turnout, height, durations, _settler(body), allow_unbalanced)
+    settle = _settler(body)
+    labels, phases, _ = plan(sequence, turnout, height, durations, settle, allow_unbalanced)
     sim = DancerSim(body)
     start_pose = dict(phases[0].pose)
     for name, value in (pose_overrides or {}).items():
@@ -367,6 +369,19 @@ def perform_steps(
     pelvis_pos = sim.data.qpos[0:3].copy()
     pelvis_quat = sim.data.qpos[3:7].copy()
 
+    def place_of(position: str, support: str):
+        """Where the free foot stands in ``position`` beside the ``support`` foot as it stands now."""
+        scratch.set_angles(settle(position_pose(position, turnout, height)))
+        scratch.place()
+        d = scratch.data
+        s_id, o_id = scratch.body_ids[f"foot.{support}"], scratch.body_ids[f"foot.{other(support)}"]
+        s_frame = level_frame(d.xmat[s_id].reshape(3, 3))
+        rel_pos = s_frame.T @ (d.xpos[o_id] - d.xpos[s_id])
+        rel_frame = s_frame.T @ level_frame(d.xmat[o_id].reshape(3, 3))
+        foot = sim.body_ids[f"foot.{support}"]
+        here = level_frame(sim.data.xmat[foot].reshape(3, 3))
+        return sim.data.xpos[foot] + here @ rel_pos, here @ rel_frame
+
     def leg_weights(side: str) -> dict[str, float]:
         return {f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0,
                 f"thigh.{side}_x": 1.0, f"thigh.{side}_y": 1.0}
@@ -401,7 +416,9 @@ def perform_steps(
                     planted[side] = (sim.data.xpos[foot_id].copy(),
                                      level_frame(sim.data.xmat[foot_id].reshape(3, 3)))
                 else:
-                    ankle, frame = spots[side]
+                    # Coming down: on its place in a new position, or on the spot it left.
+                    ankle, frame = place_of(phase.place, other(side)) if phase.place \
+                        else spots[side]
                     planted[side] = (ankle.copy(), level_frame(frame))
             if not chain_prev:
                 # The pelvis where the targets last applied put it, the standing feet where they are.
@@ -423,6 +440,13 @@ def perform_steps(
             chain_height = chain_start[2] - 0.5 * (planted["L"][0][2] + planted["R"][0][2])
             chain_applied = last_applied.copy()
             chain_joined = chain_prev
+            # A foot coming down onto its spot arrives over it first (as high as it is now, at most
+            # LANDING_HEIGHT), then lowers.
+            landing_feet = {}
+            for side in LEG_SIDES:
+                if side not in previous:
+                    above = sim.data.xpos[sim.body_ids[f"foot.{side}"], 2] - planted[side][0][2]
+                    landing_feet[side] = float(np.clip(above, 0.0, LANDING_HEIGHT))
         for side in stance:
             if closed:
                 continue
@@ -457,6 +481,8 @@ def perform_steps(
             # The free foot goes back onto the spot it left (or just above it), flat, wherever the
             # pelvis is now: the leg's targets come from the body as it stands this tick.
             for side in ("L", "R"):
+                if side not in stance and phase.place:
+                    spots[side] = place_of(phase.place, stance[0])
                 if side not in stance and side in spots:
                     ankle, frame = spots[side]
                     placed = _place_foot(scratch, sim.data.qpos.copy(), side,
@@ -609,8 +635,13 @@ def perform_steps(
                                                  chain_lean[0] - chain_filter[0]])
                 xy = chain_start[:2] + moved
                 rotation = quaternions.to_matrix(pelvis_quat)
-                pelvis_pos = np.array([*xy, chain.pelvis_height(xy, rotation, planted)])
-                solved = chain.solve(applied, pelvis_pos, pelvis_quat, planted)
+                feet = planted
+                if landing_feet:
+                    down = _smooth(t_local / phase.pose_blend)
+                    feet = {side: (spot + np.array([0.0, 0.0, landing_feet.get(side, 0.0) * (1.0 - down)]),
+                                   frame) for side, (spot, frame) in planted.items()}
+                pelvis_pos = np.array([*xy, chain.pelvis_height(xy, rotation, feet)])
+                solved = chain.solve(applied, pelvis_pos, pelvis_quat, feet)
                 w = 1.0 if chain_joined else turn
                 solved += sim.lean_offsets(lean - chain_filter, (lean_index, weights))
                 applied[chain_legs] = (1.0 - w) * chain_applied[chain_legs] + w * solved[chain_legs]
