@@ -138,6 +138,17 @@ def to_matrix(q: ArrayLike) -> Array:
     form needs no square root); a zero quaternion gives the identity.
     """
     q = _as(q)
+    if q.ndim == 1:  # one quaternion: the same arithmetic on floats, without numpy's per-call cost
+        w, x, y, z = q.tolist()
+        length_sq = w * w + x * x + y * y + z * z
+        s = 0.0 if length_sq < _TINY * _TINY else 2.0 / length_sq
+        return np.array(
+            [
+                [1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y)],
+                [s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x)],
+                [s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y)],
+            ]
+        )
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     length_sq = w * w + x * x + y * y + z * z
     s = 2.0 / np.where(length_sq < _TINY * _TINY, np.inf, length_sq)

@@ -47,6 +47,8 @@ class SubstepLog:
     estimate: int = 0
     per_frame: list[int] = field(default_factory=list)
     attempts: int = 0
+    # Substeps computed, those of redone attempts included (what the frames cost).
+    spent: int = 0
     redone: int = 0
     worst_stretch: float = 0.0
     over_limit: list[int] = field(default_factory=list)
@@ -105,15 +107,17 @@ class AdaptiveStepper:
         world = self.world
         n = int(np.clip(max(self.current, self._travel_need()), self.minimum, self.maximum))
         before = world.max_stretch()
+        # A frame fails only if it made stretch worse than allowed: a body that starts stretched
+        # (or is pinned apart) is not forced to the maximum forever.
+        limit = max(self.max_stretch, before)
         state = world.snapshot()
         redone = False
         while True:
             self.log.attempts += 1
             world.step(self.dt, substeps=n, iterations=self.iterations)
+            self.log.spent += n
             stretch = world.max_stretch()
-            # A frame fails only if it made stretch worse than allowed: a body that starts stretched
-            # (or is pinned apart) is not forced to the maximum forever.
-            if stretch <= max(self.max_stretch, before) or n >= self.maximum:
+            if stretch <= limit or n >= self.maximum:
                 break
             world.restore(state)
             redone = True
@@ -126,6 +130,17 @@ class AdaptiveStepper:
         self.log.worst_stretch = max(self.log.worst_stretch, stretch)
         if stretch > self.max_stretch and stretch > before:
             self.log.over_limit.append(world.frame)
-        # Relax towards fewer substeps while stretch stays well inside the limit.
-        self.current = max(self.minimum, math.floor(0.8 * n)) if stretch < 0.5 * self.max_stretch else n
+        self.current = self._next(n, stretch)
+        return n
+
+    def _next(self, n: int, stretch: float) -> int:
+        """The substeps to try first next frame: fewer while stretch stays well inside the limit, the
+        further inside the faster. The stretch of a crumpling body jumps from frame to frame, so a
+        frame that fails costs its redo; measured over ten drops (642 and 2,562 vertices, 0.8-2 m)
+        and two at 10,242, relaxing to 0.6 below half the limit and 0.8 below three quarters spent
+        12-16% fewer substeps in total, redone frames included, than relaxing only below half."""
+        if stretch < 0.5 * self.max_stretch:
+            return max(self.minimum, math.floor(0.6 * n))
+        if stretch < 0.75 * self.max_stretch:
+            return max(self.minimum, math.floor(0.8 * n))
         return n

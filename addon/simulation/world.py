@@ -54,6 +54,10 @@ _IMPACT_SPEED = 1.0
 # Self-collision pairs are searched this many collision radii wider than the contact distance, and
 # searched again once a particle has moved that far.
 SELF_COLLISION_MARGIN = 0.5
+# Up to this many rows the (N, 3) products of whole-body shape matching go to BLAS (5x faster than
+# einsum at 2,562); above it OpenBLAS starts threads, which cost 6-9x einsum here (10k-40k, 2 busy cores),
+# and a (40k, 3) x (3, 3) matmul 20 ms instead of 1.
+_BLAS_ROWS = 4096
 # A colour's work buffers (see World._colour_plan).
 _WORK = ("delta", "square", "length", "coef", "moves")
 
@@ -202,6 +206,8 @@ class World:
             "compliance": np.zeros(0),
         }
         self._colours: list[NDArray[np.int64]] | None = None
+        # (i, j, rest) of the inextensible edges whose stretch max_stretch reports; None: to be found.
+        self._stiff: tuple | None = None
         # The chain solver when the distance constraints are chains only, False when not, None: not known.
         self._chains: ChainSolver | bool | None = None
         # (colours, inverse masses, {h: plan}) of the Gauss-Seidel steps: rebuilt when colours or masses
@@ -249,13 +255,20 @@ class World:
     def max_stretch(self) -> float:
         """The largest relative stretch ``length / rest - 1`` over the inextensible (zero-compliance)
         distance constraints with a positive rest length; 0 without any."""
-        d = self._dist
-        stiff = (d["compliance"] == 0) & (d["rest"] > _TINY)
-        if not np.any(stiff):
+        return self._stretch_of(self._x)
+
+    def _stretch_of(self, x: NDArray[np.float64]) -> float:
+        if self._stiff is None:
+            d = self._dist
+            stiff = (d["compliance"] == 0) & (d["rest"] > _TINY)
+            self._stiff = (d["i"][stiff], d["j"][stiff], d["rest"][stiff])
+        i, j, rest = self._stiff
+        if not len(i):
             return 0.0
-        delta = self._x[d["i"][stiff]] - self._x[d["j"][stiff]]
+        delta = x.take(i, axis=0)
+        delta -= x.take(j, axis=0)
         length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
-        return float(np.max(length / d["rest"][stiff]) - 1.0)
+        return float(np.max(length / rest) - 1.0)
 
     def snapshot(self) -> tuple:
         """The state a frame changes (positions, velocities, clock, cluster rotations, who is asleep),
@@ -328,6 +341,7 @@ class World:
         d["rest"] = np.concatenate((d["rest"], lengths))
         d["compliance"] = np.concatenate((d["compliance"], soft))
         self._colours = None
+        self._stiff = None
         self._chains = None
 
     @property
@@ -899,7 +913,7 @@ class World:
                     for k in ("mass", "total", "rest", "stiffness", "quaternions", "warm")
                 },
             }
-        for cached in ("mass3", "rest9", "slots", "whole", "work"):
+        for cached in ("mass3", "rest9", "slots", "whole", "work", "mass_rest", "rest_rows", "goal_rows"):
             self._clusters.pop(cached, None)
         self._active_clusters = None
         if self._rigid is not None:
@@ -1144,6 +1158,9 @@ class World:
         return self._active_clusters
 
     def _particle_pairs(self, x, margin) -> NDArray[np.int64]:
+        groups = self._collision_groups
+        if groups is not None and len(groups) and groups.min() == groups.max():
+            return np.zeros((0, 2), np.int64)  # one body (one group): nothing to collide with
         reach = self._pair_reach() + 2.0 * margin
         if self._collision_groups is None:
             pairs = close_pairs(x, reach)
@@ -1168,10 +1185,13 @@ class World:
             return None
         w = self._w
         cached = self._colour_plan_cache
+        # Rigid edges' plans do not depend on the substep length: one plan serves every substep count
+        # the automatic substeps try (building one costs several substeps).
+        key = h if np.any(d["compliance"] > 0) else 0.0
         if method == "gauss_seidel" and cached:
             if cached[0] is self._colours and np.array_equal(cached[1], w):
-                if h in cached[2]:
-                    return cached[2][h]
+                if key in cached[2]:
+                    return cached[2][key]
             else:
                 cached = None
         alpha = d["compliance"] / (h * h)
@@ -1183,7 +1203,7 @@ class World:
             plan = self._colour_plan(inverse, alpha, compliant)
             if cached is None or len(cached[2]) > 8:
                 cached = (self._colours, w.copy(), {})
-            cached[2][h] = plan
+            cached[2][key] = plan
             self._colour_plan_cache = cached
             return plan
         both = np.concatenate((d["i"], d["j"]))
@@ -1461,7 +1481,7 @@ class World:
         weights.reshape(-1, 3)[:] = self._w[:, None]
         weights *= gradient
         alpha = volume["compliance"] / (h * h)
-        denominator = float(np.dot(weights, gradient)) + alpha
+        denominator = float(np.einsum("i,i->", weights, gradient)) + alpha  # np.dot: see _BLAS_ROWS
         if denominator <= 0:
             return
         step = (-(current - volume["target"]) - alpha * lambdas[k]) / denominator
@@ -1519,20 +1539,37 @@ class World:
         centroid, covariance and goals are matrix products, the rotation a few float operations,
         and no particle is shared, so no gather or scatter."""
         if "work" not in clusters:
-            clusters["work"] = (np.empty_like(p), np.empty_like(p))
-        weighted, goals = clusters["work"]
-        np.multiply(p, clusters["mass3"], out=weighted)
-        centroid = weighted.sum(axis=0) / clusters["total"][0]
-        # The rest shape is centred on its mass centroid, so sum(m (p - c) rest^T) = (m p)^T rest.
-        covariance = weighted.T @ clusters["rest"]
+            clusters["work"] = np.empty_like(p)
+            # The rest shape is centred on its mass centroid, so sum(m (p - c) rest^T) = p^T (m rest).
+            clusters["mass_rest"] = clusters["rest"] * clusters["mass3"]
+        goals = clusters["work"]
+        if len(p) < _BLAS_ROWS:
+            centroid = (clusters["mass"] @ p) / clusters["total"][0]
+            covariance = p.T @ clusters["mass_rest"]
+        else:
+            centroid = np.einsum("i,ij->j", clusters["mass"], p) / clusters["total"][0]
+            covariance = np.einsum("ij,ik->jk", p, clusters["mass_rest"])
         quaternions, warm = clusters["quaternions"], clusters["warm"]
-        if warm[0] and np.linalg.det(covariance) > 0:
+        (a, b, c), (d, e, f), (g, h, i) = covariance.tolist()
+        if warm[0] and a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0:
             quaternions[0] = polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
         else:
             quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
             warm[0] = True
         rotation = quaternion_to_matrix(quaternions[0])
-        np.matmul(clusters["rest"], rotation.T, out=goals)
+        if len(p) < _BLAS_ROWS:
+            np.matmul(clusters["rest"], rotation.T, out=goals)
+        else:  # goals[:, k] = rest . rotation[k], on contiguous rows
+            if "rest_rows" not in clusters:
+                clusters["rest_rows"] = np.ascontiguousarray(clusters["rest"].T)
+                clusters["goal_rows"] = np.empty((4, len(p)))
+            rows, work = clusters["rest_rows"], clusters["goal_rows"]
+            for k in range(3):
+                np.multiply(rows[0], rotation[k, 0], out=work[k])
+                for j in (1, 2):
+                    np.multiply(rows[j], rotation[k, j], out=work[3])
+                    work[k] += work[3]
+            np.copyto(goals, work[:3].T)
         goals += centroid
         goals -= p
         stiffness = float(clusters["stiffness"][0])

@@ -18,19 +18,25 @@ def _deformed_ball(seed: int = 1, subdivisions: int = 2):
     return vertices, triangles, vertices + rng.normal(scale=0.03, size=vertices.shape)
 
 
-def test_closed_mesh_volume_step_equals_the_general_gradient():
+@pytest.mark.parametrize("others", [0, 5])
+def test_closed_mesh_volume_step_equals_the_general_gradient(others):
+    """Also in a world with particles outside the mesh (another body, some pinned)."""
     vertices, triangles, deformed = _deformed_ball()
-    world = World(vertices)
+    rng = np.random.default_rng(7)
+    extra = rng.uniform(2.0, 3.0, size=(others, 3))
+    weights = np.concatenate((rng.uniform(0.5, 2.0, len(vertices)), np.zeros(others)))
+    world = World(np.concatenate((vertices, extra)), inverse_masses=weights)
     world.add_volume(triangles, pressure=1.2)
     volume = world._volumes[0]
     assert "corners" in volume  # the icosphere is closed: the fast path is taken
-    fast, general = deformed.copy(), deformed.copy()
+    fast, general = (np.concatenate((deformed, extra)) for _ in range(2))
     world._solve_volumes(fast, np.zeros(1), 1e-3)
     slow = {key: value for key, value in volume.items() if key not in ("corners", "slots", "work")}
     world._volumes[0] = slow
     world._solve_volumes(general, np.zeros(1), 1e-3)
-    assert np.abs(fast - deformed).max() > 1e-3  # it did move the particles
+    assert np.abs(fast[: len(vertices)] - deformed).max() > 1e-3  # it did move the particles
     np.testing.assert_allclose(fast, general, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(fast[len(vertices) :], extra)
 
 
 def test_an_open_mesh_keeps_the_general_volume_gradient():

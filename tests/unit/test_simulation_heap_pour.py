@@ -17,7 +17,16 @@ SIZE = 0.3
 COUNT = 50
 
 
-@pytest.mark.parametrize("friction, seed", [(0.5, 1)])
+@pytest.mark.parametrize(
+    "friction, seed",
+    [
+        (0.5, 1),
+        # Measured (bench/bench_rigid_heap.py, the same pour): 17.8 deg against arctan(0.8) = 38.7. The
+        # heap's slope does not follow the friction yet (mu 0.3 spreads to 1.8 deg, mu 0.5 gave 21.7-31.4
+        # over three seeds): the rigid contact solve locks bodies that should roll or topple.
+        pytest.param(0.8, 1, marks=pytest.mark.xfail(strict=True, reason="slope does not follow friction")),
+    ],
+)
 def test_fifty_poured_boxes_heap_at_the_angle_of_repose_and_come_to_rest(friction, seed):
     settings = SimulationSettings(
         auto_substeps=True, min_substeps=20, particle_radius=SIZE / 6, friction=friction, pour_interval=4

@@ -20,7 +20,7 @@ from addon.simulation.scenes import (
     run_frames,
     triangle_edges,
 )
-from addon.simulation.substeps import SubstepLog, estimate_substeps, expected_speed
+from addon.simulation.substeps import AdaptiveStepper, SubstepLog, estimate_substeps, expected_speed
 
 CLOTH_LIKE = SimulationSettings(frame_count=30, use_volume=False, shape_stiffness=0.0, auto_substeps=True)
 
@@ -89,6 +89,25 @@ def test_a_redone_frame_starts_from_the_saved_state():
     assert world.frame == 1 and world.time == pytest.approx(1 / 24)
     world.step(1 / 24, substeps=4)
     np.testing.assert_array_equal(world.positions, after_one)
+
+
+def test_substeps_relax_faster_the_further_inside_the_limit_the_stretch_stays():
+    """After a frame well inside Max Stretch the next frame tries far fewer substeps, near the limit
+    a few fewer, at the limit the same (a redone frame costs its failed attempt)."""
+    world = World(np.array([[0.0, 0.0, 1.0], [0.3, 0.0, 1.0]]))
+    world.add_distance([0], [1])
+    stepper = AdaptiveStepper(world, 1 / 24, max_stretch=0.08, minimum=2, maximum=500)
+    assert stepper._next(100, 0.02) == 60
+    assert stepper._next(100, 0.05) == 80
+    assert stepper._next(100, 0.07) == 100
+    assert stepper._next(3, 0.0) == 2  # never under the minimum
+    world.particle_radius = 0.05  # travel per substep allows a few substeps per frame
+    log = SubstepLog()
+    stepper = AdaptiveStepper(world, 1 / 24, max_stretch=0.08, minimum=2, maximum=500, log=log)
+    stepper.current = 50
+    for _ in range(3):  # a free rigid dumbbell does not stretch: 50, then 30, then 18 substeps
+        stepper.step()
+    assert log.per_frame == [50, 30, 18] and log.spent == 98 and log.redone == 0
 
 
 def test_travel_per_substep_never_exceeds_the_particle_radius():
