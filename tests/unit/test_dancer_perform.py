@@ -243,7 +243,9 @@ def test_the_weight_goes_from_foot_to_foot_through_the_middle():
     across = (show.times >= start) & (show.times < stop)
     middle = np.argmin(np.abs(show.com[across, 1]))
     assert abs(show.com[across, 1][middle]) < 0.01  # it passes the middle ...
-    assert show.cop[np.searchsorted(show.times, stop) - 1, 1] > 0.08  # ... onto the left foot
+    # ... onto the left foot: past its ankle (4.4 cm from the midline), half way to the middle of
+    # the foot where the one-foot COM target now is (at the middle itself it was over 8 cm).
+    assert show.cop[np.searchsorted(show.times, stop) - 1, 1] > 0.06
 
 
 def test_the_weight_comes_back_to_both_feet_in_the_position():
