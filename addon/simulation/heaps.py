@@ -21,9 +21,10 @@ from .errors import SimulationError
 from .scenes import Body, SimulationSettings, build_rigid_world, substep_stepper
 from .world import World
 
-# A cube's 12 outward triangles over its corners ordered as (i, j, k) in {0, 1}^3, x slowest.
-CUBE_TRIANGLES = np.array([(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
-                           (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)])  # fmt: skip
+# A unit cube's corners (i, j, k) in {0, 1}^3, x slowest, centred; its six outward quads; their triangles.
+CUBE_CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5
+CUBE_FACES = ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3))
+CUBE_TRIANGLES = np.array([tri for a, b, c, d in CUBE_FACES for tri in ((a, b, c), (a, c, d))])
 
 
 def repose_angle(static_friction: float) -> float:
@@ -66,7 +67,7 @@ def spout_cubes(count: int, size: float, seed: int = 1) -> list[Body]:
     if count < 1 or not size > 0:
         raise SimulationError(f"a pour needs at least one cube of positive size, got {count}, {size}")
     rng = np.random.default_rng(seed)
-    corners = (np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5) * size
+    corners = CUBE_CORNERS * size
     spout = size * (4.0 + 1.2 * count ** (1.0 / 3.0))
     cubes = []
     for index in range(count):

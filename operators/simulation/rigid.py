@@ -6,6 +6,7 @@ from bpy.props import EnumProperty, FloatProperty, IntProperty
 
 from ...addon.quaternions import from_matrix as matrix_to_quaternion
 from ...addon.simulation.budget import check_bake_size
+from ...addon.simulation.heaps import CUBE_CORNERS, CUBE_FACES
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
 from ...addon.simulation.substeps import SubstepLog
 from .. import writers
@@ -121,10 +122,7 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
 
     def run(self, context: bpy.types.Context) -> set[str]:
         rng = np.random.default_rng(self.seed)
-        corners = (
-            np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5
-        ) * self.size
-        faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+        corners = CUBE_CORNERS * self.size
         stage = writers.stage_for(context)
         collection = writers.new_instance(context, "Rigid Pile")
         if stage.floor:
@@ -136,7 +134,7 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
         spout = self.size * (4.0 + 1.2 * self.count ** (1.0 / 3.0))
         for index in range(self.count):
             cube = writers.new_object(
-                f"Crate.{index:03d}", writers.mesh_from_arrays("Crate", corners, faces), collection
+                f"Crate.{index:03d}", writers.mesh_from_arrays("Crate", corners, CUBE_FACES), collection
             )
             if self.arrangement == "POUR":
                 radius, angle = 1.5 * self.size * np.sqrt(rng.uniform()), rng.uniform(0.0, 2.0 * np.pi)
