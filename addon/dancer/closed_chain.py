@@ -17,28 +17,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import quaternions
+from ..geometry.small_systems import solve_spd_batch
 from .sim import DancerSim
 
 KNEE_HAIR = 0.03  # radians: the least knee bend the legs keep while both feet are down
 LEG_JOINTS = ("thigh.{s}_x", "thigh.{s}_y", "thigh.{s}_z", "shin.{s}_y", "foot.{s}_y", "foot.{s}_x")
 SIDES = ("L", "R")
 DAMPING = 1e-4 * np.eye(6)
-
-
-def _solve6(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``a x = b`` for a batch of damped (symmetric positive definite) 6x6 systems by elimination
-    without pivoting: a dozen small array operations, where LAPACK's solver took 0.6 ms a call
-    on this loaded machine (its threads waiting for a core)."""
-    a = a.copy()
-    x = b.copy()
-    n = a.shape[-1]
-    for k in range(n):
-        factor = a[:, k + 1:, k] / a[:, k, k, None]
-        a[:, k + 1:, k:] -= factor[:, :, None] * a[:, k, None, k:]
-        x[:, k + 1:] -= factor * x[:, k, None]
-    for k in range(n - 1, -1, -1):
-        x[:, k] = (x[:, k] - np.einsum("bj,bj->b", a[:, k, k + 1:], x[:, k + 1:])) / a[:, k, k]
-    return x
 
 
 def level_frame(frame: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -114,7 +99,8 @@ class ClosedChain:
             anchors = d.xanchor[self.jids].reshape(2, 6, 3)
             jac[:, :3, :] = np.cross(axes, feet[:, None, :] - anchors).transpose(0, 2, 1)
             jac[:, 3:, :] = axes.transpose(0, 2, 1)
-            step = np.einsum("lji,lj->li", jac, _solve6(jac @ jac.transpose(0, 2, 1) + DAMPING, error))
+            normal = jac @ jac.transpose(0, 2, 1) + DAMPING
+            step = np.einsum("lji,lj->li", jac, solve_spd_batch(normal, error))
             q = d.qpos[self.qadrs].reshape(2, 6) + step
             q[:, knee] = np.maximum(q[:, knee], KNEE_HAIR)
             d.qpos[self.qadrs] = q.ravel()

@@ -32,6 +32,7 @@ from ..geometry.rotation import (
     polar_rotation_one,
     quaternion_to_matrix,
 )
+from ..geometry.small_systems import solve_spd_batch
 from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
@@ -79,24 +80,6 @@ def _friction_shrink(
     ``dynamic * depth`` of it (it slides, Macklin et al. 2014, section 6.1)."""
     sliding = np.minimum(1.0, dynamic * depth / np.maximum(slip, _TINY))
     return np.where(slip <= static * depth, 1.0, sliding)
-
-
-def _solve_symmetric_batch(matrices: NDArray[np.float64], right: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``solve(matrices, right)`` for a batch of small symmetric positive definite systems ``(K, n, n)``
-    by Gaussian elimination without pivoting, in elementwise numpy: LAPACK's batched solve goes through
-    OpenBLAS, whose threads cost ~30x the work on 6 x 6 systems on a busy machine."""
-    a = matrices.copy()
-    b = right.copy()
-    size = a.shape[1]
-    for k in range(size):
-        pivot = a[:, k, k]
-        factors = a[:, k + 1 :, k] / pivot[:, None]
-        a[:, k + 1 :, k:] -= factors[:, :, None] * a[:, k, None, k:]
-        b[:, k + 1 :] -= factors[:, :, None] * b[:, k, None]
-    x = np.empty_like(b)
-    for k in range(size - 1, -1, -1):
-        x[:, k] = (b[:, k] - np.einsum("kj,kjc->kc", a[:, k, k + 1 :], x[:, k + 1 :])) / a[:, k, k, None]
-    return x
 
 
 def _edge_colouring(first: NDArray[np.int64], second: NDArray[np.int64]) -> list[NDArray[np.int64]]:
@@ -813,7 +796,7 @@ class World:
         stacked = np.bincount(
             (body[:, None] * 12 + np.arange(12)).reshape(-1), weights=right.reshape(-1), minlength=count * 12
         ).reshape(count, 6, 2)
-        motion = _solve_symmetric_batch(matrix, stacked)
+        motion = solve_spd_batch(matrix, stacked)
         moved = members[np.isin(clusters["cluster"], touched)]
         owner = compact[rigid["body"][moved]]
         relative = p[moved] - centroids[owner]

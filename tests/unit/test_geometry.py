@@ -314,3 +314,16 @@ def test_the_scalar_polar_rotation_takes_the_batched_steps():
             batched = polar_rotation_batch(matrix[None], start[None], iterations)[0]
             scalar = polar_rotation_one(matrix, start, iterations)
             np.testing.assert_allclose(scalar * np.sign(scalar @ batched), batched, atol=1e-12)
+
+
+@pytest.mark.parametrize("columns", [None, 1, 3])
+def test_small_spd_batches_solve_like_lapack(columns):
+    from addon.geometry.small_systems import solve_spd_batch
+
+    rng = np.random.default_rng(7)
+    jac = rng.normal(size=(40, 6, 6))
+    matrices = jac @ jac.transpose(0, 2, 1) + 1e-4 * np.eye(6)
+    right = rng.normal(size=(40, 6) if columns is None else (40, 6, columns))
+    stacked = right[..., None] if columns is None else right
+    expected = np.linalg.solve(matrices, stacked).reshape(right.shape)
+    np.testing.assert_allclose(solve_spd_batch(matrices, right), expected, rtol=1e-8, atol=1e-10)
