@@ -20,9 +20,10 @@ from .anthropometry import DancerError
 from .balance import Gains
 from .closed_chain import SIDES as LEG_SIDES
 from .closed_chain import ClosedChain, level_frame, level_yaw
+from .leg_line import upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, UPRIGHT_POSITION, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -277,9 +278,10 @@ def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
     return balls + BALL_PAD * sim.body.height * forward / max(np.linalg.norm(forward), 1e-9)
 
 
-def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
-                share: float = 1.0) -> NDArray[np.float64]:
-    """Where a phase holds the projected COM, from the feet where they are now."""
+def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64], share: float = 1.0,
+                upright: dict[str, NDArray[np.float64]] | None = None) -> NDArray[np.float64]:
+    """Where a phase holds the projected COM, from the feet where they are now. ``upright`` holds,
+    per supporting side, the COM point of :func:`.leg_line.upright_point` ('upright' targets)."""
     if kind == "hold":
         return com[:2].copy()
     if kind == "both":
@@ -288,6 +290,12 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
         middle = convex_hull(_contact_points(sim, CONTACT_BODIES)).mean(axis=0)
         return ankles + 0.25 * (middle - ankles)
     what, side = kind.split(":")
+    if what == "upright" and upright is not None:
+        # Where the COM stands when the supporting leg is as near vertical as the body allows
+        # (see leg_line), given in that foot's level frame.
+        foot = sim.body_ids[f"foot.{side}"]
+        frame = level_frame(sim.data.xmat[foot].reshape(3, 3))
+        return sim.data.xpos[foot, :2] + frame[:2, :2] @ upright[side]
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
         if side == "both":
@@ -333,6 +341,10 @@ def perform_steps(
     base = sim.targets.copy()
     phases[0].pose = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
+    upright = None
+    if any(phase.target.startswith("upright:") for phase in phases):
+        point = upright_point(height, mass, sex, turnout, UPRIGHT_POSITION)
+        upright = {"L": point, "R": point * np.array([1.0, -1.0])}
     foot_area = {s: polygon_area(convex_hull(_contact_points(sim, (f"foot.{s}", f"toe.{s}"))))
                  for s in ("L", "R")}
 
@@ -516,7 +528,8 @@ def perform_steps(
         elif phase.target == "stand":
             phase_target = stand_target.copy()
         else:
-            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(labels[0], 1.0))
+            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(labels[0], 1.0),
+                                       upright)
         stance_jacobian = None
         if phase.heels is not None:
             # Both feet about their balls: the legs' angles come from the body as planned (the
