@@ -374,33 +374,87 @@ def test_a_quarter_pivot_turns_the_dancer_ninety_degrees_on_the_toe_balanced(wor
     assert abs(np.sin(long_after - long_before)) > 0.95  # the toe's long axis turned ~90 degrees
 
 
-def _transitions():
+# Every balanced change of position, in two sequences: the right foot moving (the weight on the left
+# from both feet), then the left foot moving (the weight put on the right first); each ends with a
+# weight shift and a retire, which start from the settled position.
+CHANGES = {
+    "right": ("first_position", "third_position", "fifth_position", "third_position", "first_position",
+              "fifth_position", "first_position", "weight_shift:left", "retire:right"),
+    "left": ("fifth_position", "weight_shift:right", "first_position", "weight_shift:right", "third_position",
+             "weight_shift:right", "first_position", "weight_shift:left", "retire:right"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(CHANGES))
+def changes(request):
+    return request.param, perform(CHANGES[request.param])
+
+
+def test_every_balanced_change_of_position_is_danced_in_the_two_sequences():
     from addon.dancer.steps import TRANSITIONS
 
-    return sorted((a, "right" if moving == "L" else "left", b) for a, b, moving in TRANSITIONS)
+    danced = set()
+    for moving, sequence in CHANGES.items():
+        positions = [step for step in sequence if step.endswith("_position")]
+        danced |= {(a, b, moving[0].upper()) for a, b in zip(positions, positions[1:], strict=False)}
+    assert danced == set(TRANSITIONS)
+    # At least the changes a dancer does between first, third and fifth, both ways.
+    for a, b in (("first", "third"), ("first", "fifth"), ("third", "fifth")):
+        for start, end in ((a, b), (b, a)):
+            assert any(t[:2] == (f"{start}_position", f"{end}_position") for t in TRANSITIONS)
 
 
-@pytest.mark.parametrize(("start", "support", "position"), _transitions())
-def test_a_change_of_position_sets_the_moving_foot_on_its_new_place(start, support, position):
-    # Experimental (refused by default: steps after a change fell in seeded random sequences).
-    other = "left" if support == "right" else "right"
-    sequence = (start, f"weight_shift:{support}", position, f"weight_shift:{other}", f"retire:{support}")
-    with pytest.raises(DancerError, match="not balanced yet"):
-        perform(sequence)
-    show = perform(sequence, allow_unbalanced=True)
+def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(changes):
+    from addon.dancer import plan
+
+    moving, show = changes
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(show)
-    # The feet stand as in the new position (right ankle relative to the left), within 2.5 cm
-    # (measured: 1-2.3 cm, the most going into first): the supporting leg gives about 2 cm under
-    # the body's weight, and the landing leg is aimed from where the targets put the pelvis.
-    fresh = perform((position,), durations={"position": 0.5})
-    end = np.searchsorted(show.times, show.phase_times[2][2]) - 1
 
     def apart(run, tick):
         return run.joint_positions["foot.R"][tick, :2] - run.joint_positions["foot.L"][tick, :2]
 
-    assert np.linalg.norm(apart(show, end) - apart(fresh, -1)) < 0.025
-    assert show.in_contact[end].all()
+    fresh = {name: perform((name,), durations={"position": 0.5}) for name in set(CHANGES[moving][1:7])
+             if name.endswith("_position")}
+    for index, (name, _, end) in enumerate(show.phase_times[1:], start=1):
+        if not name.endswith("_position"):
+            continue
+        tick = np.searchsorted(show.times, end) - 1
+        # The feet stand as in the new position (right ankle relative to the left) within 2.5 cm
+        # (measured 1.3-2.4 cm: the supporting leg gives under the weight, the landing leg is
+        # aimed from the targets), all four contact bodies down, the COM still in the middle.
+        assert np.linalg.norm(apart(show, tick) - apart(fresh[name], -1)) < 0.025, (index, name)
+        assert show.in_contact[tick].all(), (index, name)
+        assert np.ptp(show.com[tick - 50:tick, :2], axis=0).max() < 0.01, (index, name)
+        # The planner tracks the new position.
+        assert plan(CHANGES[moving][:index + 1])[2].position == name
+
+
+@pytest.mark.parametrize(
+    ("sequence", "words"),
+    [
+        (("first_position", "second_position"),
+         ("from first_position to second_position", "right foot moving")),
+        (("second_position", "first_position"), ("from second_position", "none yet")),
+        (("fifth_position", "weight_shift:right", "third_position"), ("left foot moving",)),
+        (("first_position", "third_position", "tendu_front"), ("after a change of position",)),
+        (("first_position", "fifth_position", "demi_plie"), ("after a change into fifth_position",)),
+        (("first_position", "fifth_position", "weight_shift:right", "retire:left"),
+         ("front", "weight_shift:left")),
+        (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
+    ],
+)
+def test_changes_of_position_that_fall_are_refused_with_the_reason(sequence, words):
+    from addon.dancer import plan
+
+    with pytest.raises(DancerError) as caught:
+        plan(sequence)
+    for word in words:
+        assert word in str(caught.value)
+    # Balanced there: the weight shift, retire and releve after a change; the plies but in fifth.
+    plan(("first_position", "third_position", "demi_plie", "weight_shift:right", "retire:left",
+          "releve:left"))
+    plan(("first_position", "fifth_position", "weight_shift:left", "retire:right", "releve:right"))
 
 
 def test_a_weight_shift_in_fourth_is_refused_with_the_reason():
