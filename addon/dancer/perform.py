@@ -20,9 +20,10 @@ from .anthropometry import DancerError
 from .balance import Gains
 from .closed_chain import SIDES as LEG_SIDES
 from .closed_chain import ClosedChain, level_frame, level_yaw
+from .leg_line import upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, UPRIGHT_POSITION, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -257,6 +258,54 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
     return out
 
 
+TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
+TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
+
+
+def _carry(scratch: DancerSim, qpos: NDArray[np.float64], support: str, side: str,
+           place: tuple[NDArray[np.float64], NDArray[np.float64]], hover: float, reach: float,
+           commanded: NDArray[np.float64], pose_vec: NDArray[np.float64],
+           ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Targets (end, via) that carry the free ``side`` foot from where it is in ``qpos`` over a raised
+    midpoint to ``hover`` above its new ``place``, on one foot (``support``).
+
+    With the pelvis over the supporting foot, the new place of a wide position (second, from first)
+    is beyond the free leg's reach: the supporting leg then bends (a fondu), lowering the pelvis
+    straight down with its foot where it is, by as much as the free leg lacks. ``commanded`` are
+    the targets now; the supporting leg's change is added to them (its actual angles sag under the
+    load, and the sag stays).
+    """
+    mj, m, d = scratch.mj, scratch.model, scratch.data
+    ankle, frame = place
+    goal = ankle + np.array([0.0, 0.0, hover])
+    d.qpos[:] = qpos
+    mj.mj_kinematics(m, d)
+    hip = d.xpos[scratch.body_ids[f"thigh.{side}"]].copy()
+    start = d.xpos[scratch.body_ids[f"foot.{side}"]].copy()
+    support_id = scratch.body_ids[f"foot.{support}"]
+    support_spot = (d.xpos[support_id].copy(), d.xmat[support_id].reshape(3, 3).copy())
+    across = min(float(np.hypot(*(goal[:2] - hip[:2]))), TRANSITION_REACH * reach - 1e-3)
+    drop = max(hip[2] - goal[2] - np.sqrt((TRANSITION_REACH * reach) ** 2 - across ** 2), 0.0)
+    planned = qpos.copy()
+    end = pose_vec.copy()
+    if drop > 0.0:
+        planned[2] -= drop
+        knee = scratch.qadr[scratch.index[f"shin.{support}_y"]]
+        planned[knee] = max(planned[knee], 0.3)
+        for name, value in _place_foot(scratch, planned, support, *support_spot).items():
+            joint = scratch.index[name]
+            end[joint] = commanded[joint] + value - qpos[scratch.qadr[joint]]
+            planned[scratch.qadr[joint]] = value
+    via = end.copy()
+    middle = 0.5 * (start + goal)
+    middle[2] = max(start[2], goal[2]) + TRANSITION_CLEARANCE
+    for target, out in ((goal, end), (middle, via)):
+        for name, value in _place_foot(scratch, planned, side, target, frame).items():
+            out[scratch.index[name]] = value
+        out[scratch.index[f"toe.{side}_y"]] = 0.0
+    return end, via
+
+
 def _swivel(sim: DancerSim, about: NDArray[np.float64], angle: float) -> None:
     """Turn the whole body by ``angle`` about the vertical through ``about`` (x, y), its velocity too."""
     d = sim.data
@@ -302,9 +351,10 @@ def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
     return balls + BALL_PAD * sim.body.height * forward / max(np.linalg.norm(forward), 1e-9)
 
 
-def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
-                share: float = 1.0) -> NDArray[np.float64]:
-    """Where a phase holds the projected COM, from the feet where they are now."""
+def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64], share: float = 1.0,
+                upright: dict[str, NDArray[np.float64]] | None = None) -> NDArray[np.float64]:
+    """Where a phase holds the projected COM, from the feet where they are now. ``upright`` holds,
+    per supporting side, the COM point of :func:`.leg_line.upright_point` ('upright' targets)."""
     if kind == "hold":
         return com[:2].copy()
     if kind == "both":
@@ -313,6 +363,12 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
         middle = convex_hull(_contact_points(sim, CONTACT_BODIES)).mean(axis=0)
         return ankles + 0.25 * (middle - ankles)
     what, side = kind.split(":")
+    if what == "upright" and upright is not None:
+        # Where the COM stands when the supporting leg is as near vertical as the body allows
+        # (see leg_line), given in that foot's level frame.
+        foot = sim.body_ids[f"foot.{side}"]
+        frame = level_frame(sim.data.xmat[foot].reshape(3, 3))
+        return sim.data.xpos[foot, :2] + frame[:2, :2] @ upright[side]
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
         if side == "both":
@@ -358,6 +414,10 @@ def perform_steps(
     base = sim.targets.copy()
     phases[0].pose = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
+    upright = None
+    if any(phase.target.startswith("upright:") for phase in phases):
+        point = upright_point(height, mass, sex, turnout, UPRIGHT_POSITION)
+        upright = {"L": point, "R": point * np.array([1.0, -1.0])}
     foot_area = {s: polygon_area(convex_hull(_contact_points(sim, (f"foot.{s}", f"toe.{s}"))))
                  for s in ("L", "R")}
 
@@ -425,7 +485,10 @@ def perform_steps(
         return np.array([f".{side}_" in name and not name.startswith(("upper_arm", "forearm"))
                          for name in body.joints])
 
+    position_now = labels[0]
     for k, phase in enumerate(phases):
+        if phase.place:
+            position_now = phase.place
         stance = ("L", "R") if phase.stance == "both" else (phase.stance,)
         previous = ("L", "R") if k == 0 or phases[k - 1].stance == "both" else (phases[k - 1].stance,)
         closed = phase.closed_chain and phase.stance == "both"
@@ -512,13 +575,19 @@ def perform_steps(
                     carried = np.where(leg_mask(side), landing, carried)
             pose_vec = pose_vec + carried
             via_vec = via_vec + carried
+        use_via = bool(phase.via)
         if phase.land is not None:
             # The free foot goes back onto the spot it left (or just above it), flat, wherever the
             # pelvis is now: the leg's targets come from the body as it stands this tick.
             for side in ("L", "R"):
                 if side not in stance and phase.place:
                     spots[side] = place_of(phase.place, stance[0])
-                if side not in stance and side in spots:
+                    # A change of position carries the foot over a raised midpoint, with the
+                    # supporting knee giving if the new place is beyond the leg's reach.
+                    pose_vec, via_vec = _carry(scratch, sim.data.qpos.copy(), stance[0], side, spots[side],
+                                               phase.land, chain.reach[side], prev_pose_vec, pose_vec)
+                    use_via = True
+                elif side not in stance and side in spots:
                     ankle, frame = spots[side]
                     placed = _place_foot(scratch, sim.data.qpos.copy(), side,
                                          ankle + np.array([0.0, 0.0, phase.land]), frame)
@@ -542,7 +611,8 @@ def perform_steps(
         elif phase.target == "stand":
             phase_target = stand_target.copy()
         else:
-            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(labels[0], 1.0))
+            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0),
+                                       upright)
         stance_jacobian = None
         if phase.heels is not None:
             # Both feet about their balls: the legs' angles come from the body as planned (the
@@ -601,7 +671,7 @@ def perform_steps(
             target = (1 - b) * prev_target + b * phase_target
             targets_log[tick] = target
             base_now = (1 - a) * prev_pose_vec + a * pose_vec
-            if phase.via:
+            if use_via:
                 u = (t_local - phase.pose_delay) / phase.pose_blend
                 first, second = _smooth(2.0 * u), _smooth(2.0 * u - 1.0)
                 base_now = (1 - first) * prev_pose_vec + first * via_vec
@@ -729,7 +799,8 @@ def perform_steps(
         if phase.key:
             key_times.append((phase.label, phase_start + phase.duration))
         prev_target = phase_target.copy()
-        if k == 0:
+        if k == 0 or (phase.place and phase.stance == "both"):
+            # Where the dancer stands still in the position: the start, or the end of a change.
             stand_target = phase_target.copy()
         phase_start += phase.duration
 

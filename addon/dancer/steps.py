@@ -43,17 +43,27 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # the legs solved for the pelvis going straight down).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 _SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
-# Position changes within a sequence (position, new position, moving foot) that complete, the
-# moving foot set down within 2.3 cm of its new place by the closed chain, with a weight shift and
-# a retire after them. Still refused by default (``allow_unbalanced`` runs them): in seeded random
-# sequences the steps after a change fell. From first into third or fifth the weight shift after
-# the change fell, from fifth with the back (left) foot moving too, and second is out of the
-# leg's reach with the pelvis over the other foot.
+# Position changes within a sequence (position, new position, moving foot) that are balanced: the
+# weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
+# up, is carried by IK over a raised midpoint to just above its place in the new position, the
+# closed chain sets it down there (within 2.5 cm), and the weight goes to the middle and settles.
+# Each completes with a weight shift onto the other foot and a retire after it. Not yet: out of
+# second (the carried leg swings under the pelvis and the supporting heel comes up), into second
+# (the change completes, but the weight shift after it ends outside the polygon), fifth -> third
+# with the back foot moving (falls), and into fifth behind the other foot (lands 4 cm off).
 TRANSITIONS = frozenset({
+    ("first_position", "third_position", "L"), ("first_position", "third_position", "R"),
+    ("first_position", "fifth_position", "R"),
     ("third_position", "first_position", "L"), ("third_position", "first_position", "R"),
     ("third_position", "fifth_position", "R"),
-    ("fifth_position", "first_position", "R"), ("fifth_position", "third_position", "R"),
+    ("fifth_position", "first_position", "L"), ("fifth_position", "first_position", "R"),
+    ("fifth_position", "third_position", "R"),
 })
+# After a change of position the feet stand within 2.5 cm of the new position's places: the weight
+# shift, retire, releve and pivot (and the plies, but in fifth) hold there; the extensions fell in
+# seeded random sequences (the back foot's developpes after a change into fifth, a tendu front after
+# a developpe in third), so they are refused there.
+_AFTER_A_CHANGE_FALLS = ("tendu", "developpe", "arabesque")
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
@@ -75,7 +85,7 @@ RELEVE_BOTH_MIN_HEIGHT = 1.5
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
 # the least each step takes: faster extensions throw the COM beyond what the COP can catch.
 STEP_SECONDS = {
-    "position": 1.5, "transition": 5.0, "weight_shift": 3.0, "demi_plie": 3.0, "grand_plie": 5.0,
+    "position": 1.5, "transition": 6.0, "weight_shift": 3.0, "demi_plie": 3.0, "grand_plie": 5.0,
     "tendu": 5.0, "retire": 3.5, "releve": 7.0, "developpe": 12.0, "arabesque": 10.0, "pivot": 4.0,
     "lower": 3.0,
 }
@@ -279,6 +289,7 @@ PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
+TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
 PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
@@ -344,6 +355,7 @@ class State:
     raised: bool = False      # working leg in retire
     releve: bool = False      # supporting foot (or both feet) on demi-pointe
     hover: bool = False       # working foot held just above its place on the floor
+    changed: bool = False     # the position was reached by a change within the sequence
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -453,13 +465,30 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
     if name in POSITIONS:
         if name != state.position:
-            raise DancerError(f"changing from {state.position} to {name} within a sequence is not balanced "
-                              "yet (the moving foot is set down on its new place, but steps after the change "
-                              "fall in seeded random sequences); start a new sequence in that position")
+            moving = other(state.support) if state.support in ("L", "R") else "R"
+            if (state.position, name, moving) not in TRANSITIONS:
+                foot = f"the {_word(moving)} foot moving"
+                ways = sorted(f"{_word(f)} foot into {b}" for a, b, f in TRANSITIONS if a == state.position)
+                raise DancerError(f"changing from {state.position} to {name} with {foot} is not balanced "
+                                  f"yet (the dancer falls or the foot lands off its place); from "
+                                  f"{state.position}: {', '.join(ways) or 'none yet'}; the moving foot is "
+                                  "the one without the weight (the right one from both feet)")
+            if state.raised or state.hover or state.releve:
+                raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            return
         if state.raised or state.hover or state.releve:
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
         return
+    if state.changed and name.startswith(_AFTER_A_CHANGE_FALLS):
+        raise DancerError(f"{name} after a change of position is not balanced yet (the feet stand within "
+                          f"2.5 cm of the places of {state.position}, and extensions from there fell in "
+                          "seeded random sequences; the weight shift, retire, releve and pivot are "
+                          f"balanced there); start the sequence in {state.position} for it")
+    if name in _BOTH_FEET and state.changed and state.position == "fifth_position":
+        raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
+                          "within 2.5 cm of their places there, and the legs crossed that much off fell "
+                          "in the plie); start the sequence in fifth_position for it")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
@@ -486,6 +515,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     else:
         support = _support_for(name, side, state)[0]
     balanced_here = BALANCED_FROM[state.position][support]
+    if state.changed and state.position == "fifth_position" and support == "R" and name != "weight_shift":
+        raise DancerError(f"{name} on the right (front) foot after a change into fifth_position is not "
+                          "balanced yet (the back leg's retire fell there); on the left foot it is: add "
+                          "weight_shift:left first")
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
         foot = "" if name in _BOTH_FEET else f" on the {_word(support)} foot"
@@ -499,6 +532,32 @@ def _chained(position: str) -> bool:
     standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
     legs still lean alike there (where the plies are balanced and nothing else is)."""
     return position != "fourth_position"
+
+
+# From first position a weight shift ends with the supporting leg as near vertical as the body
+# allows (see leg_line): once the weight is over the foot, the pelvis comes over the supporting
+# leg in the last UPRIGHT_SHARE of the step's seconds, the COM going to the point of the foot where
+# that leg stands straightest. Not yet from the other positions (their one-foot steps are tuned
+# for the COM over the middle of the foot, and the point depends on where the other foot stands).
+UPRIGHT_POSITION = "first_position"
+UPRIGHT_SHARE = 0.45
+
+
+def _upright_split(duration: float, state: State) -> tuple[float, float]:
+    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). After
+    a change of position the feet stand up to 2.3 cm off their places and the point, 2 cm inside
+    the inner heel edge, fell outside the loaded part of the foot: over the foot only, there."""
+    if state.position != UPRIGHT_POSITION or state.changed:
+        return duration, 0.0
+    return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
+
+
+def _upright(label: str, seconds: float, pose: dict[str, float], position: str, support: str) -> list[Phase]:
+    """The end of a weight shift onto ``support``: the supporting leg brought upright."""
+    if not seconds:
+        return []
+    return [Phase(label, seconds, pose, "both", "upright:" + support, 0.5, 0.6 * seconds,
+                  closed_chain=_chained(position))]
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -542,23 +601,34 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             return phases, replace(state, support="both")
         support = state.support if state.support in ("L", "R") else "L"
         working = other(support)
-        shift, move, close = _split(total, 2.0, 1.5, 1.5) if state.support == "both" else \
-            (0.0, *_split(total, 1.0, 1.0))
+        # Shares of the step's seconds: the weight onto the supporting foot (from both feet), the
+        # foot up, carried, set down (the weight still over the supporting foot), the weight to the
+        # middle of the new position. Then it settles there for TRANSITION_SETTLE seconds.
+        shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, 0.75, 1.75)
+        shift, lift, carry, down, middle = _split(total, *shares)
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
                                 closed_chain=chained))
-        # The working foot comes off the floor flat, goes by IK to just above its place in the new
-        # position (relative to the supporting foot), and the closed chain sets it down there.
         moved = dict(pose)
         moved.update(arms("low"))
         if not (state.raised or state.hover):
-            phases.append(Phase(label, 0.3 * move, _on(moved, working, _small_lift), support,
-                                "foot:" + support, 0.27 * move, 0.5))
-        phases.append(Phase(label, 0.7 * move, moved, support, "foot:" + support, 0.63 * move, 0.5,
+            # Straight up off its spot (by IK): the position's own lift pose, written for a centred
+            # pelvis, swung the foot of a wide position 24 cm across under a pelvis over the other foot.
+            phases.append(Phase(label, lift, moved, support, "foot:" + support, 0.9 * lift, 0.5,
+                                land=TRANSITION_HOVER))
+        # Over a raised midpoint to just above its place in the new position (relative to the
+        # supporting foot as it stands), by IK; the closed chain then sets it down there ...
+        phases.append(Phase(label, carry, moved, support, "foot:" + support, 0.9 * carry, 0.5,
                             land=TRANSITION_HOVER, place=name))
-        phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close,
-                            0.9 * close, closed_chain=_chained(name), place=name))
-        return phases, State(name, target_pose)
+        phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
+                            closed_chain=_chained(name), place=name))
+        # ... and the weight goes to the middle of the new position (aimed now that both feet are
+        # down) and settles there: the next step starts from it as from a sequence's first position.
+        phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
+                            closed_chain=_chained(name), place=name))
+        phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
+                            closed_chain=_chained(name), place=name))
+        return phases, State(name, target_pose, changed=True)
 
     support, working = _support_for(name, side, state)
 
@@ -580,19 +650,26 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             landed = f".{other(state.support)}_"
             shift_pose = {k: v for k, v in pose.items()
                           if landed not in k or k.startswith(("upper_arm", "forearm"))}
-            phases.append(Phase(label, duration, shift_pose, "both", "foot:" + support, 0.5,
-                                2.0, closed_chain=chained))
+            shift, upright = _upright_split(duration, state)
+            phases.append(Phase(label, shift, shift_pose, "both", "foot:" + support, 0.5,
+                                min(2.0, 0.8 * shift), closed_chain=chained))
+            phases.extend(_upright(label, upright, shift_pose, state.position, support))
             return phases, replace(state, support=support, hover=False)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
-            to_middle, across = _split(duration, 2.0, 3.0)
+            shift, upright = _upright_split(duration, state)
+            to_middle, across = _split(shift, 2.0, 3.0)
             phases.append(Phase(label, to_middle, pose, "both", "stand", 0.5,
                                 0.8 * to_middle, closed_chain=chained))
             phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5,
                                 0.7 * across, closed_chain=chained))
+            phases.extend(_upright(label, upright, pose, state.position, support))
             return phases, replace(state, support=support, hover=False)
-        phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0, closed_chain=chained))
+        shift, upright = _upright_split(duration, state)
+        phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
+                            closed_chain=chained))
+        phases.extend(_upright(label, upright, pose, state.position, support))
         return phases, replace(state, support=support, hover=False)
 
     if name in ("demi_plie", "grand_plie"):
@@ -615,7 +692,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # In fourth, one foot ahead of the other, bending each leg in its own turned-out plane by
         # the angles above sent the pelvis back over the rear heel (the dancer fell): there the
         # legs are solved for the pelvis going straight down instead.
-        sink = PLIE_SINK[name] if state.position == "fourth_position" else 0.0
+        # After a change of position the feet stand where the closed chain set them (within a couple of
+        # centimetres of the position's own places): bending the position's angles from there walked
+        # them and the dancer fell, so the legs are solved for the pelvis going straight down there too.
+        sink = PLIE_SINK[name] if state.position == "fourth_position" or state.changed else 0.0
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, sink=sink))
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
