@@ -20,9 +20,10 @@ from .anthropometry import DancerError
 from .balance import Gains
 from .closed_chain import SIDES as LEG_SIDES
 from .closed_chain import ClosedChain, level_frame, level_yaw
+from .leg_line import upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, UPRIGHT_POSITION, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -237,6 +238,31 @@ def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[st
     return angles
 
 
+def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.float64],
+                  pelvis: NDArray[np.float64], quat: NDArray[np.float64], side: str,
+                  spot: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+    """``targets`` with the ``side`` leg's joints standing its foot on ``spot`` with the knee a hair
+    bent, the pelvis level where it is in x and y and as high as that leg reaches.
+
+    From second position the closed chain leaves the supporting knee bent by 45 degrees (the other
+    foot, far out, holds the pelvis down): free-leg poses written for a straight supporting leg
+    then drove the working foot into the floor."""
+    level = level_yaw(quat)
+    rotation = quaternions.to_matrix(level)
+    hip = rotation @ chain.hip_offset[side]
+    ankle, frame = spot
+    across = min(float(np.hypot(*(pelvis[:2] + hip[:2] - ankle[:2]))), 0.98 * chain.reach[side])
+    height = ankle[2] + np.sqrt(chain.reach[side] ** 2 - across ** 2) - hip[2]
+    qpos = scratch.data.qpos.copy()
+    qpos[0:3] = (pelvis[0], pelvis[1], height)
+    qpos[3:7] = level
+    qpos[scratch.qadr] = targets
+    out = targets.copy()
+    for name, value in _place_foot(scratch, qpos, side, ankle, frame).items():
+        out[scratch.index[name]] = value
+    return out
+
+
 TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
 TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
 
@@ -330,9 +356,10 @@ def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
     return balls + BALL_PAD * sim.body.height * forward / max(np.linalg.norm(forward), 1e-9)
 
 
-def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
-                share: float = 1.0) -> NDArray[np.float64]:
-    """Where a phase holds the projected COM, from the feet where they are now."""
+def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64], share: float = 1.0,
+                upright: dict[str, NDArray[np.float64]] | None = None) -> NDArray[np.float64]:
+    """Where a phase holds the projected COM, from the feet where they are now. ``upright`` holds,
+    per supporting side, the COM point of :func:`.leg_line.upright_point` ('upright' targets)."""
     if kind == "hold":
         return com[:2].copy()
     if kind == "both":
@@ -341,6 +368,12 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
         middle = convex_hull(_contact_points(sim, CONTACT_BODIES)).mean(axis=0)
         return ankles + 0.25 * (middle - ankles)
     what, side = kind.split(":")
+    if what == "upright" and upright is not None:
+        # Where the COM stands when the supporting leg is as near vertical as the body allows
+        # (see leg_line), given in that foot's level frame.
+        foot = sim.body_ids[f"foot.{side}"]
+        frame = level_frame(sim.data.xmat[foot].reshape(3, 3))
+        return sim.data.xpos[foot, :2] + frame[:2, :2] @ upright[side]
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
         if side == "both":
@@ -386,6 +419,10 @@ def perform_steps(
     base = sim.targets.copy()
     phases[0].pose = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
+    upright = None
+    if any(phase.target.startswith("upright:") for phase in phases):
+        point = upright_point(height, mass, sex, turnout, UPRIGHT_POSITION)
+        upright = {"L": point, "R": point * np.array([1.0, -1.0])}
     foot_area = {s: polygon_area(convex_hull(_contact_points(sim, (f"foot.{s}", f"toe.{s}"))))
                  for s in ("L", "R")}
 
@@ -405,6 +442,7 @@ def perform_steps(
     key_times: list[tuple[str, float]] = []
 
     lean = np.zeros(2)
+    straight_lean = np.zeros(2)
     lean_now = np.zeros(len(body.joints))
     hip_lean = np.zeros(2)
     pelvis_trim = {"L": 0.0, "R": 0.0}
@@ -547,7 +585,7 @@ def perform_steps(
             # foot lands on its own spot however far the pelvis has moved since it left.
             for side in ("L", "R"):
                 if side not in stance:
-                    landing = sim.lean_offsets(lean, leg_weights(side))
+                    landing = sim.lean_offsets(lean - straight_lean, leg_weights(side))
                     carried = np.where(leg_mask(side), landing, carried)
             pose_vec = pose_vec + carried
             via_vec = via_vec + carried
@@ -587,7 +625,8 @@ def perform_steps(
         elif phase.target == "stand":
             phase_target = stand_target.copy()
         else:
-            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0))
+            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0),
+                                       upright)
         stance_jacobian = None
         if phase.heels is not None:
             # Both feet about their balls: the legs' angles come from the body as planned (the
@@ -753,6 +792,16 @@ def perform_steps(
                     pose_vec = pose_vec + fix
                 via_vec = via_vec + fix
                 applied = applied + fix
+                if phase.straighten and len(stance) == 1:
+                    # The supporting leg ends straight under the pelvis (which rises), the balance's
+                    # corrections since this tick on top.
+                    straight = _straight_leg(scratch, chain, last_applied, pelvis_pos, pelvis_quat,
+                                             stance[0], planted[stance[0]])
+                    mask = leg_mask(stance[0])
+                    pose_vec = np.where(mask, straight - offsets, pose_vec)
+                    # The supporting leg's lean so far is in its straight angles: a free leg coming
+                    # down parallel to it leans only by what the balance adds from here.
+                    straight_lean = lean.copy()
             if phase.turn:
                 # The quarter turn: the body swivels about the vertical through the middle of the
                 # supporting toe's contacts (where the COM is held). MuJoCo's contacts here have no
