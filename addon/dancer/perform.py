@@ -23,7 +23,7 @@ from .closed_chain import ClosedChain, level_frame, level_yaw
 from .leg_line import upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, UPRIGHT_POSITION, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -389,10 +389,6 @@ def perform_steps(
     base = sim.targets.copy()
     phases[0].pose = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
-    upright = None
-    if any(phase.target.startswith("upright:") for phase in phases):
-        point = upright_point(height, mass, sex, turnout, UPRIGHT_POSITION)
-        upright = {"L": point, "R": point * np.array([1.0, -1.0])}
     foot_area = {s: polygon_area(convex_hull(_contact_points(sim, (f"foot.{s}", f"toe.{s}"))))
                  for s in ("L", "R")}
 
@@ -585,6 +581,10 @@ def perform_steps(
         elif phase.target == "stand":
             phase_target = stand_target.copy()
         else:
+            upright = None
+            if phase.target.startswith("upright:"):
+                side = phase.target.split(":")[1]
+                upright = {side: upright_point(height, mass, sex, turnout, position_now, side)}
             phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0),
                                        upright)
         stance_jacobian = None
