@@ -233,6 +233,31 @@ def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[st
     return angles
 
 
+def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.float64],
+                  pelvis: NDArray[np.float64], quat: NDArray[np.float64], side: str,
+                  spot: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+    """``targets`` with the ``side`` leg's joints standing its foot on ``spot`` with the knee a hair
+    bent, the pelvis level where it is in x and y and as high as that leg reaches.
+
+    From second position the closed chain leaves the supporting knee bent by 45 degrees (the other
+    foot, far out, holds the pelvis down): free-leg poses written for a straight supporting leg
+    then drove the working foot into the floor."""
+    level = level_yaw(quat)
+    rotation = quaternions.to_matrix(level)
+    hip = rotation @ chain.hip_offset[side]
+    ankle, frame = spot
+    across = min(float(np.hypot(*(pelvis[:2] + hip[:2] - ankle[:2]))), 0.98 * chain.reach[side])
+    height = ankle[2] + np.sqrt(chain.reach[side] ** 2 - across ** 2) - hip[2]
+    qpos = scratch.data.qpos.copy()
+    qpos[0:3] = (pelvis[0], pelvis[1], height)
+    qpos[3:7] = level
+    qpos[scratch.qadr] = targets
+    out = targets.copy()
+    for name, value in _place_foot(scratch, qpos, side, ankle, frame).items():
+        out[scratch.index[name]] = value
+    return out
+
+
 TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
 TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
 
@@ -408,6 +433,7 @@ def perform_steps(
     key_times: list[tuple[str, float]] = []
 
     lean = np.zeros(2)
+    straight_lean = np.zeros(2)
     lean_now = np.zeros(len(body.joints))
     hip_lean = np.zeros(2)
     pelvis_trim = {"L": 0.0, "R": 0.0}
@@ -541,7 +567,7 @@ def perform_steps(
             # foot lands on its own spot however far the pelvis has moved since it left.
             for side in ("L", "R"):
                 if side not in stance:
-                    landing = sim.lean_offsets(lean, leg_weights(side))
+                    landing = sim.lean_offsets(lean - straight_lean, leg_weights(side))
                     carried = np.where(leg_mask(side), landing, carried)
             pose_vec = pose_vec + carried
             via_vec = via_vec + carried
@@ -735,6 +761,16 @@ def perform_steps(
                     pose_vec = pose_vec + fix
                 via_vec = via_vec + fix
                 applied = applied + fix
+                if phase.straighten and len(stance) == 1:
+                    # The supporting leg ends straight under the pelvis (which rises), the balance's
+                    # corrections since this tick on top.
+                    straight = _straight_leg(scratch, chain, last_applied, pelvis_pos, pelvis_quat,
+                                             stance[0], planted[stance[0]])
+                    mask = leg_mask(stance[0])
+                    pose_vec = np.where(mask, straight - offsets, pose_vec)
+                    # The supporting leg's lean so far is in its straight angles: a free leg coming
+                    # down parallel to it leans only by what the balance adds from here.
+                    straight_lean = lean.copy()
             if phase.turn:
                 # The quarter turn: the body swivels about the vertical through the middle of the
                 # supporting toe's contacts (where the COM is held). MuJoCo's contacts here have no

@@ -33,15 +33,16 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
                       "arabesque_45", "demi_plie", "grand_plie", "pivot_quarter"})
 # What is balanced from each starting position, per supporting foot (for the weight shift, the
-# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first
-# position holds every step on either leg. In third and fifth (right foot in front) the tendu
-# back and the arabesque fall in seeded random sequences (after other extensions, or straight
-# from the weight shift with the back foot working). In second the pelvis travels 14 cm and drops over the
-# supporting foot, so the free leg's tendu and extension poses (written for a level, centred
-# pelvis) drive the foot into the floor. In fourth the weight does not get over the front or
-# back foot (the plies there are balanced with the legs solved for the pelvis going straight down).
+# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first,
+# third and fifth position hold every step on either leg (in third and fifth the free foot works
+# from under its own hip, not crossed, and the supporting leg straightens first: see
+# ``_off_the_floor`` and ``_free_lift``). In second the weight shift leaves the pelvis low over a
+# bent supporting knee; straightened, every one-foot step follows, but the relevé on one foot
+# falls there (with or without the straightening: the COM runs off the toe sideways 3 s in). In
+# fourth the weight does not get over the front or back foot (the plies there are balanced with
+# the legs solved for the pelvis going straight down).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
-_CROSSED_FALLS = frozenset({"tendu_back", "arabesque_45"})
+_SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
@@ -65,10 +66,10 @@ TRANSITIONS = frozenset({
 _AFTER_A_CHANGE_FALLS = ("tendu", "developpe", "arabesque")
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
-    "second_position": {side: _BOTH_FEET | {"weight_shift", "retire"} for side in ("L", "R")},
-    "third_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
+    "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
+    "third_position": {"L": BALANCED, "R": BALANCED},
     "fourth_position": {"L": _BOTH_FEET, "R": _BOTH_FEET},
-    "fifth_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
+    "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
@@ -292,7 +293,10 @@ TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new positi
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
 PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
-TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.0)}
+# Back, the knee stays bent as the thigh goes back: with it straight, from a foot held just off the
+# floor the toes scraped the floor on the way (from fifth, after an arabesque: the supporting foot
+# slipped round 8 degrees and sequences fell in a later tendu back).
+TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.6)}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
 
@@ -336,6 +340,9 @@ class Phase:
     # The position whose place the free foot goes to (beside the supporting foot), instead of the
     # spot it left: a change of position.
     place: str | None = None
+    # Leaving the closed chain onto one foot: the supporting leg straightens (knee a hair bent)
+    # under the pelvis where the chain left it, instead of keeping the chain's knee bend.
+    straighten: bool = False
 
 
 @dataclass(frozen=True)
@@ -732,7 +739,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         out_time = back_time = 0.5 * duration
         # The foot first comes off the floor flat (the pelvis sits lower over the leaning
         # supporting leg than in the pose, so a brushing foot would dig in), then goes out.
-        lifted = _on(pose, working, _small_lift)
+        lifted = _free_lift(state, working, turnout, height)
+        phases_out.extend(_off_the_floor(state, working, support, label, lifted))
         phases_out.append(Phase(label, 0.3 * out_time, lifted, support, "foot:" + support,
                                 0.27 * out_time, 0.3))
         phases_out.append(Phase(label, 0.7 * out_time, out, support, "foot:" + support, 0.63 * out_time, 0.3,
@@ -767,7 +775,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the working leg is already in retire")
         up = _on(pose, working, retire_pose)
         via = _on(up, working, retire_lift_pose)
-        phases.extend(_lift_first(state, working, support, label))
+        phases.extend(_off_the_floor(state, working, support, label,
+                                     _free_lift(state, working, turnout, height)))
         # The paper's retire and releve as tuned: levelling the pelvis while the foot leaves the
         # floor upset small (fast) bodies.
         phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
@@ -818,7 +827,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     attitude.update(_working(working, bend))
     share = (0.0, 0.55, 0.45)
     if not state.raised:
-        phases_out.extend(_lift_first(state, working, support, label))
+        phases_out.extend(_off_the_floor(state, working, support, label,
+                                         _free_lift(state, working, turnout, height)))
         # Into the retire as the retire step does it (faster, the foot leaving the floor upsets
         # the balance); the extension's own seconds start after it.
         phases_out.append(Phase(label, kinds["retire"], retired, support, "foot:" + support,
@@ -830,8 +840,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                             0.45 * share[2] * duration, 0.3, via=attitude))
     if not state.raised:
         # Down to just above its spot on the floor, as a tendu ends.
-        phases_out.append(Phase(label, 0.5 * share[2] * duration, _on(pose, working, _small_lift), support,
-                                "foot:" + support, 0.45 * share[2] * duration, 0.3,
+        phases_out.append(Phase(label, 0.5 * share[2] * duration, _free_lift(state, working, turnout, height),
+                                support, "foot:" + support, 0.45 * share[2] * duration, 0.3,
                                 via=_on(retired, working, retire_lift_pose), keep_lean=True))
         return phases_out, replace(state, hover=True)
     phases_out[-1].duration = share[2] * duration
@@ -879,15 +889,50 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float) ->
 BACK_FOOT_LIFT = 1.0  # seconds the back foot of third or fifth takes to come off the floor flat
 
 
-def _lift_first(state: State, working: str, support: str, label: str) -> list[Phase]:
+def _lift_first(state: State, working: str, support: str, label: str,
+                lifted: dict[str, float]) -> list[Phase]:
     """In third and fifth the back (left) foot, crossed behind the supporting one, goes into the
     retire straight from the floor along a path that swings the leg out and the dancer fell; from
     the tendu's flat lift (a few centimetres off its spot) it goes there cleanly, so it lifts so
     first."""
     if state.hover or working != "L" or state.position not in ("third_position", "fifth_position"):
         return []
-    lifted = _on(state.pose, working, _small_lift)
     return [Phase(label, BACK_FOOT_LIFT, lifted, support, "foot:" + support, 0.9 * BACK_FOOT_LIFT, 0.3)]
+
+
+STRAIGHTEN_SECONDS = 2.0  # the free foot's lift and the supporting leg's straightening after a weight shift
+# Where the closed-chain weight shift leaves the supporting knee bent (the other foot, far out or
+# crossed, holds the pelvis down): second 46 degrees, third and fifth onto the front foot 17-21.
+STRAIGHTEN_IN = ("second_position", "third_position", "fifth_position")
+
+
+def _off_the_floor(state: State, working: str, support: str, label: str,
+                   lifted: dict[str, float]) -> list[Phase]:
+    """How the free foot first leaves the floor after a weight shift.
+
+    In second, third and fifth the weight shift can leave the pelvis low over a bent supporting
+    knee. The free foot lifts a few centimetres, flat, and the supporting leg straightens under
+    the pelvis, which rises, before the free leg goes anywhere: its poses are written for a
+    straight supporting leg (from a bent one, in second the working foot was driven into the
+    floor; in third and fifth the pelvis tipped 14 degrees and the back tendu stepped onto the
+    floor). Elsewhere the back foot of a crossed position lifts flat first (``_lift_first``)."""
+    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and state.support == support:
+        return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
+                      0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
+    return _lift_first(state, working, support, label, lifted)
+
+
+def _free_lift(state: State, working: str, turnout: float, height: float) -> dict[str, float]:
+    """The working foot a few centimetres off the floor, flat (where one-foot steps start and end).
+
+    In third and fifth it is under its own hip as in first position, not crossed: from the crossed
+    place a tendu back of the front foot swept through the supporting foot (it slid 10 cm) and the
+    dancer fell."""
+    pose = state.pose
+    if state.position in ("third_position", "fifth_position"):
+        first = position_pose("first_position", turnout, height)
+        pose = {**pose, **{f"thigh.{working}_{a}": first.get(f"thigh.{working}_{a}", 0.0) for a in "xy"}}
+    return _on(pose, working, _small_lift)
 
 
 def _name(body: str, side: str, axis: str) -> str:

@@ -102,11 +102,9 @@ def test_other_positions_stand_quietly(position):
 def test_steps_from_other_positions_are_refused_with_a_reason():
     with pytest.raises(DancerError, match="first_position"):
         perform(("fourth_position", "weight_shift"))
-    # Per supporting foot: in fifth the back (left) foot's arabesque still falls.
-    with pytest.raises(DancerError, match="fifth_position is not balanced yet on the right foot"):
-        perform(("fifth_position", "weight_shift:right", "arabesque_45:left"))
+    # Per supporting foot: in second the relevé on one foot still falls.
     with pytest.raises(DancerError, match="second_position is not balanced yet on the left foot"):
-        perform(("second_position", "weight_shift", "tendu_side"))
+        perform(("second_position", "weight_shift", "retire", "releve"))
 
 
 def test_hip_com_control_acts_only_once_the_polygon_is_small(show):
@@ -197,8 +195,8 @@ def test_steps_the_controller_cannot_hold_yet_are_refused_unless_asked_for():
     from addon.dancer import STEPS, plan
 
     with pytest.raises(DancerError, match="not balanced yet"):
-        perform(("second_position", "weight_shift", "tendu_front"))
-    assert plan(("second_position", "weight_shift", "tendu_front"), allow_unbalanced=True)[2].hover
+        perform(("second_position", "weight_shift", "retire", "releve"))
+    assert plan(("second_position", "weight_shift", "retire", "releve"), allow_unbalanced=True)[2].releve
     labels, phases, _ = plan(("first_position", "demi_plie", "tendu_side:right"), allow_unbalanced=True)
     assert labels == ["first_position", "demi_plie", "tendu_side:right"]
     assert sum(p.starts_step for p in phases) == 3
@@ -499,32 +497,26 @@ def test_the_weight_shifts_onto_either_foot_with_both_feet_kept_planted(position
         assert moved < (0.015 if position == "second_position" else 0.008), foot
 
 
-@pytest.mark.parametrize("side", ["left", "right"])
-def test_a_retire_on_either_foot_in_second_position(side):
-    working = "right" if side == "left" else "left"
-    show = perform(("second_position", f"weight_shift:{side}", f"retire:{working}"))
-    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
-    _com_inside_for_the_last_second_of_every_step(show)
-
-
-@pytest.mark.parametrize("position", ["third_position", "fifth_position"])
+@pytest.mark.parametrize("position", ["second_position", "third_position", "fifth_position"])
 @pytest.mark.parametrize("working", ["right", "left"])
-def test_every_one_foot_step_balanced_from_third_and_fifth(position, working):
+def test_every_one_foot_step_balanced_from_second_third_and_fifth(position, working):
+    from addon.dancer import BALANCED
     from addon.dancer.steps import BALANCED_FROM
 
     support = "L" if working == "right" else "R"
     balanced = BALANCED_FROM[position][support] - set(BOTH_FEET)
-    # All but the tendu back and the arabesque (see BALANCED_FROM), on either leg.
-    assert balanced == {"weight_shift", "tendu_front", "tendu_side", "developpe_front_45",
-                        "developpe_front_90", "developpe_side_45", "developpe_side_90", "retire", "releve",
-                        "pivot_quarter"}
+    # Every step on either leg; in second all but the relevé on one foot (and the pivot after it).
+    missing = {"releve", "pivot_quarter"} if position == "second_position" else set()
+    assert balanced == set(BALANCED) - set(BOTH_FEET) - missing
     sequence = [step for step in _chain(working, position) if step.split(":")[0] in balanced | set(POSITIONS)]
     run = perform(sequence)
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
     assert {name.split(":")[0] for name in run.sequence[1:]} == balanced
     _com_inside_for_the_last_second_of_every_step(run)
     side = run.sequence[1].split(":")[1][0].upper()
-    assert run.in_contact[-1].tolist() == [name == f"toe.{side}" for name in run.contact_bodies]
+    # On the supporting toe after the pivot; in second on the flat supporting foot, in retire.
+    ends_on = (f"toe.{side}",) if "releve" in balanced else (f"foot.{side}", f"toe.{side}")
+    assert run.in_contact[-1].tolist() == [name in ends_on for name in run.contact_bodies]
 
 
 @pytest.fixture(scope="module", params=["right", "left"])
