@@ -76,6 +76,9 @@ def test_the_upright_point_is_inside_the_supporting_foot_by_its_margin(line):
     line.least_tilt("weight_shift", margin=0.02)
     np.testing.assert_allclose(com, line.com("weight_shift", Lean(), line.solution), atol=1e-6)
     assert line.margin("weight_shift", Lean(), line.solution) == pytest.approx(0.02, abs=2e-4)
+    # The right foot's point, found on the mirrored stance, is the mirror image in first position.
+    right = upright_point(1.65, 55.0, "female", np.radians(40.0), "first_position", "R")
+    np.testing.assert_allclose(right, point * np.array([1.0, -1.0]), atol=1e-5)
     # Towards the midline of the stance (over 2 cm in from the ankle) and no further forward than
     # the ankle: near the foot's inner heel edge.
     assert com[1] < ankle[1] - 0.02 and com[0] < ankle[0]

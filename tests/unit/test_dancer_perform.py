@@ -660,9 +660,10 @@ def test_a_seeded_random_twenty_step_legal_sequence_completes():
     _com_inside_for_the_last_second_of_every_step(run)
 
 
-@pytest.mark.parametrize("start", ["third_position", "fifth_position"])
-def test_a_seeded_random_twenty_step_sequence_from_a_crossed_position_completes(start):
-    # The weight shift and the one-foot steps from third and fifth (closed-chain weight shift).
+@pytest.mark.parametrize("start", ["second_position", "third_position", "fifth_position"])
+def test_a_seeded_random_twenty_step_sequence_from_another_position_completes(start):
+    # The weight shift and the one-foot steps from second, third and fifth (closed-chain weight
+    # shift, the supporting leg straightened before the free leg moves).
     from addon.dancer import random_sequence
 
     sequence = random_sequence(np.random.default_rng(2026), 20, start=start)
