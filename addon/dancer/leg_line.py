@@ -62,7 +62,9 @@ class LegLine:
     """One body in first position, left foot supporting; evaluates COM margins for leg tilts."""
 
     def __init__(self, height: float = 1.65, mass: float = 55.0, sex: str = "female",
-                 turnout: float = DEFAULT_TURNOUT, position: str = "first_position", mirrored: bool = False):
+                 turnout: float = DEFAULT_TURNOUT, position: str = "first_position", mirrored: bool = False,
+                 releve: float = RELEVE_ANGLE):
+        self.releve = releve  # the foot's pitch on demi-pointe (radians; the steps' relevé by default)
         self.body = build_body(height, mass, sex)
         self.sim = DancerSim(self.body)
         self.chain = ClosedChain(DancerSim(self.body))
@@ -103,7 +105,7 @@ class LegLine:
         if stance != "releve":
             return ankle, frame
         yaw = float(np.arctan2(frame[1, 0], frame[0, 0]))
-        pitched = _rotation_zy(yaw, RELEVE_ANGLE)
+        pitched = _rotation_zy(yaw, self.releve)
         toe = self.sim.body_ids["toe.L"]
         return self.ball - pitched @ self.sim.model.body_pos[toe], pitched
 
@@ -136,7 +138,7 @@ class LegLine:
         if stance != "weight_shift":
             solved[chain.index["R"]] = angles[chain.index["R"]]
         if stance == "releve":
-            solved[sim.index["toe.L_y"]] = -RELEVE_ANGLE
+            solved[sim.index["toe.L_y"]] = -self.releve
         d.qpos[:] = self.stand
         d.qpos[0:3], d.qpos[3:7] = pelvis, quat
         d.qpos[sim.qadr] = solved
