@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from .closed_chain import ClosedChain, level_frame
 from .model import build_body
 from .sim import DancerSim
-from .steps import DEFAULT_TURNOUT, RELEVE_ANGLE, position_pose, retire_pose
+from .steps import DEFAULT_TURNOUT, RELEVE_ANGLE, mirror_pose, position_pose, retire_pose
 from .support import convex_hull, signed_distance_inside
 
 STANCES = ("weight_shift", "retire", "releve")
@@ -62,12 +62,17 @@ class LegLine:
     """One body in first position, left foot supporting; evaluates COM margins for leg tilts."""
 
     def __init__(self, height: float = 1.65, mass: float = 55.0, sex: str = "female",
-                 turnout: float = DEFAULT_TURNOUT, position: str = "first_position"):
+                 turnout: float = DEFAULT_TURNOUT, position: str = "first_position", mirrored: bool = False,
+                 releve: float = RELEVE_ANGLE):
+        self.releve = releve  # the foot's pitch on demi-pointe (radians; the steps' relevé by default)
         self.body = build_body(height, mass, sex)
         self.sim = DancerSim(self.body)
         self.chain = ClosedChain(DancerSim(self.body))
         sim = self.sim
-        sim.set_angles(position_pose(position, turnout, height))
+        # Mirrored, the left foot stands where the right one does in the position (the left foot in
+        # front in third to fifth): the left leg then supports as the right one does there.
+        pose = position_pose(position, turnout, height)
+        sim.set_angles(mirror_pose(pose) if mirrored else pose)
         sim.place()
         self.stand = sim.data.qpos.copy()
         d = sim.data
@@ -100,7 +105,7 @@ class LegLine:
         if stance != "releve":
             return ankle, frame
         yaw = float(np.arctan2(frame[1, 0], frame[0, 0]))
-        pitched = _rotation_zy(yaw, RELEVE_ANGLE)
+        pitched = _rotation_zy(yaw, self.releve)
         toe = self.sim.body_ids["toe.L"]
         return self.ball - pitched @ self.sim.model.body_pos[toe], pitched
 
@@ -133,7 +138,7 @@ class LegLine:
         if stance != "weight_shift":
             solved[chain.index["R"]] = angles[chain.index["R"]]
         if stance == "releve":
-            solved[sim.index["toe.L_y"]] = -RELEVE_ANGLE
+            solved[sim.index["toe.L_y"]] = -self.releve
         d.qpos[:] = self.stand
         d.qpos[0:3], d.qpos[3:7] = pelvis, quat
         d.qpos[sim.qadr] = solved
@@ -205,16 +210,17 @@ def _least_norm_inside(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArra
 
 
 @lru_cache(maxsize=32)
-def upright_point(height: float, mass: float, sex: str, turnout: float, position: str,
+def upright_point(height: float, mass: float, sex: str, turnout: float, position: str, side: str = "L",
                   lean: Lean = Lean(), margin: float = UPRIGHT_MARGIN) -> NDArray[np.float64]:
-    """After a weight shift onto the left foot in ``position``: where the projected COM stands
+    """After a weight shift onto the ``side`` foot in ``position``: where the projected COM stands
     when the supporting leg is as near vertical as the body allows with the COM ``margin`` inside
-    that foot, as (forward, left) metres from the ankle in the foot's level frame. The right foot's
-    point is its mirror image (the second coordinate negated)."""
-    line = LegLine(height, mass, sex, turnout, position)
+    that foot, as (forward, left) metres from the ankle in the foot's level frame."""
+    line = LegLine(height, mass, sex, turnout, position, mirrored=side == "R")
     line.least_tilt("weight_shift", lean, margin)
     com = line.com("weight_shift", lean, line.solution)
     ankle, frame = line.spots["L"]
     point = frame[:2, :2].T @ (com - ankle[:2])
+    if side == "R":
+        point[1] = -point[1]  # back from the mirror image
     point.setflags(write=False)
     return point

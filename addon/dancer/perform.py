@@ -23,7 +23,7 @@ from .closed_chain import ClosedChain, level_frame, level_yaw
 from .leg_line import upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, UPRIGHT_POSITION, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -46,6 +46,11 @@ CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed
 SUPPORT_SHARE = {"first_position": 0.5, "second_position": 0.5}
 LANDING_HEIGHT = 0.03  # m: a foot joining the closed chain is brought over its spot this high first
 CHAIN_FILTER = 0.25  # seconds: the lean's slow part, which moves the pelvis in the closed chain
+# From a foot landing (a tendu closing, a change of position) to the end of that stance on both feet,
+# the closed chain aims each foot past its spot by how much its leg gives under its load.
+CHAIN_COMPLIANCE = True
+COMPLIANCE_FILTER = 0.5  # seconds: how fast the closed chain follows each leg's give under its load
+COMPLIANCE_LIMIT = 0.05  # m: the most a foot is aimed past its spot
 
 
 @dataclass
@@ -417,10 +422,6 @@ def perform_steps(
     base = sim.targets.copy()
     phases[0].pose = {name: float(base[i]) for i, name in enumerate(body.joints)}
 
-    upright = None
-    if any(phase.target.startswith("upright:") for phase in phases):
-        point = upright_point(height, mass, sex, turnout, UPRIGHT_POSITION)
-        upright = {"L": point, "R": point * np.array([1.0, -1.0])}
     foot_area = {s: polygon_area(convex_hull(_contact_points(sim, (f"foot.{s}", f"toe.{s}"))))
                  for s in ("L", "R")}
 
@@ -464,6 +465,8 @@ def perform_steps(
     chain_legs = np.concatenate([chain.index[s] for s in LEG_SIDES])
     last_applied = base.copy()
     chain_prev = False
+    compliant = False  # the closed chain aims the feet past their spots by the legs' give (CHAIN_COMPLIANCE)
+    compliance: dict[str, NDArray[np.float64]] = {}
     planted: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
     pelvis_pos = sim.data.qpos[0:3].copy()
     pelvis_quat = sim.data.qpos[3:7].copy()
@@ -533,6 +536,13 @@ def perform_steps(
                 pelvis_pos = sim.data.qpos[0:3] + offset
                 pelvis_quat = sim.data.qpos[3:7].copy()
                 chain.warm = {}
+                compliant = CHAIN_COMPLIANCE and any(side not in previous for side in LEG_SIDES)
+                if compliant:
+                    # The legs aim their feet past their spots by how far each gives under its load
+                    # (below), from the pelvis where it actually is.
+                    pelvis_pos = sim.data.qpos[0:3].copy()
+                    compliance = {s: scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
+                                  - sim.data.xpos[sim.body_ids[f"foot.{s}"]] for s in LEG_SIDES}
             chain_start = pelvis_pos.copy()
             chain_quat = pelvis_quat.copy()
             chain_level = level_yaw(chain_quat)
@@ -623,6 +633,10 @@ def perform_steps(
         elif phase.target == "stand":
             phase_target = stand_target.copy()
         else:
+            upright = None
+            if phase.target.startswith("upright:"):
+                side = phase.target.split(":")[1]
+                upright = {side: upright_point(height, mass, sex, turnout, position_now, side)}
             phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0),
                                        upright)
         stance_jacobian = None
@@ -757,6 +771,23 @@ def perform_steps(
                     down = _smooth(t_local / phase.pose_blend)
                     feet = {side: (spot + np.array([0.0, 0.0, landing_feet.get(side, 0.0) * (1.0 - down)]),
                                    frame) for side, (spot, frame) in planted.items()}
+                if compliant:
+                    # Each loaded leg gives a couple of centimetres under the weight (the muscles are
+                    # springs): measured as where the targets last applied would put the foot from the
+                    # pelvis as it is, less where the foot is, low-passed; aiming past the spot by it
+                    # sets a landing foot on its spot and keeps both feet from sliding as the load
+                    # moves from one leg to the other.
+                    scratch.data.qpos[:] = sim.data.qpos
+                    scratch.data.qpos[scratch.qadr] = last_applied
+                    scratch.mj.mj_kinematics(scratch.model, scratch.data)
+                    for s in LEG_SIDES:
+                        gives = (scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
+                                 - sim.data.xpos[sim.body_ids[f"foot.{s}"]])
+                        compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives - compliance[s])
+                        size = float(np.linalg.norm(compliance[s]))
+                        if size > COMPLIANCE_LIMIT:
+                            compliance[s] *= COMPLIANCE_LIMIT / size
+                    feet = {s: (spot + compliance[s], frame) for s, (spot, frame) in feet.items()}
                 pelvis_pos = np.array([*xy, chain.pelvis_height(xy, rotation, feet)])
                 solved = chain.solve(applied, pelvis_pos, pelvis_quat, feet)
                 w = 1.0 if chain_joined else turn

@@ -51,19 +51,23 @@ _FOURTH_FALLS = frozenset({"tendu_back"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
-# closed chain sets it down there (within 2.5 cm), and the weight goes to the middle and settles.
-# Each completes with a weight shift onto the other foot and a retire after it. Not yet: out of
-# second (the carried leg swings under the pelvis and the supporting heel comes up), into second
-# (the change completes, but the weight shift after it ends outside the polygon), fifth -> third
-# with the back foot moving (falls), and into fifth behind the other foot (lands 4 cm off).
-TRANSITIONS = frozenset({
-    ("first_position", "third_position", "L"), ("first_position", "third_position", "R"),
-    ("first_position", "fifth_position", "R"),
-    ("third_position", "first_position", "L"), ("third_position", "first_position", "R"),
-    ("third_position", "fifth_position", "R"),
-    ("fifth_position", "first_position", "L"), ("fifth_position", "first_position", "R"),
-    ("fifth_position", "third_position", "R"),
-})
+# closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
+# load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
+# moving (but the left foot going behind into fifth: the supporting right foot slid 6 cm or turned
+# 8 degrees), each completes with a weight shift onto the other foot and a retire after it. Not yet:
+# out of second (the carried leg swings under the pelvis and the supporting heel comes up; from the
+# left foot only the change into first holds), into second (the change completes, but the weight
+# shift after it ends 5 cm outside the polygon), and anything with fourth.
+TRANSITIONS = frozenset(
+    [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
+     for b in ("first_position", "third_position", "fifth_position") if a != b]
+    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L"),
+       ("fifth_position", "first_position", "L"), ("fifth_position", "third_position", "L")])
+# Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
+# working foot brushes out and back over its spot by IK, and the closed chain closes it there
+# (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
+# In third and fifth a few in a row fell (after the other leg's tendus).
+TENDU_FROM_BOTH_FEET = ("first_position",)
 # After a change of position the feet stand within 2.5 cm of the new position's places: the weight
 # shift, retire, releve and pivot (and the plies, but in fifth) hold there; the extensions fell in
 # seeded random sequences (the back foot's developpes after a change into fifth, a tendu front after
@@ -295,6 +299,7 @@ WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
+TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
 PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
@@ -361,6 +366,7 @@ class State:
     releve: bool = False      # supporting foot (or both feet) on demi-pointe
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
+    closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -505,9 +511,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
                               f"and taller (at {height:g} m the feet chatter as the heels rise and the "
                               "dancer falls); the releve on one foot is: add weight_shift and retire first")
-    if name.startswith("tendu_") and state.support == "both":
-        raise DancerError(f"{name} needs the weight on the supporting foot first (from both feet the "
-                          "dancer falls closing): add a weight_shift first")
+    if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
+        raise DancerError(f"{name} straight from both feet is balanced in "
+                          f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
+                          "a few); add a weight_shift first")
     if name == "weight_shift" and state.hover:
         raise DancerError("the working foot is still held off the floor after the last step; shifting "
                           "the weight back onto it is not reliably balanced yet (the foot is set down on "
@@ -545,9 +552,11 @@ def _chained(position: str) -> bool:
 # From first position a weight shift ends with the supporting leg as near vertical as the body
 # allows (see leg_line): once the weight is over the foot, the pelvis comes over the supporting
 # leg in the last UPRIGHT_SHARE of the step's seconds, the COM going to the point of the foot where
-# that leg stands straightest. Not yet from the other positions (their one-foot steps are tuned
-# for the COM over the middle of the foot, and the point depends on where the other foot stands).
-UPRIGHT_POSITION = "first_position"
+# that leg stands straightest.
+# Tried from second, third and fifth (the point computed for each foot of each position): the
+# tilt went from 12-14 to 4.5-9.5 degrees but the COM left the loaded part of the feet (in fifth
+# the target is 8 cm from the middle of the back foot) and in second the dancer fell.
+UPRIGHT_FROM = frozenset({"first_position"})
 UPRIGHT_SHARE = 0.45
 
 
@@ -555,7 +564,7 @@ def _upright_split(duration: float, state: State) -> tuple[float, float]:
     """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). After
     a change of position the feet stand up to 2.3 cm off their places and the point, 2 cm inside
     the inner heel edge, fell outside the loaded part of the foot: over the foot only, there."""
-    if state.position != UPRIGHT_POSITION or state.changed:
+    if state.position not in UPRIGHT_FROM or state.changed:
         return duration, 0.0
     return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
 
@@ -708,10 +717,12 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # In fourth, one foot ahead of the other, bending each leg in its own turned-out plane by
         # the angles above sent the pelvis back over the rear heel (the dancer fell): there the
         # legs are solved for the pelvis going straight down instead.
-        # After a change of position the feet stand where the closed chain set them (within a couple of
-        # centimetres of the position's own places): bending the position's angles from there walked
-        # them and the dancer fell, so the legs are solved for the pelvis going straight down there too.
-        sink = PLIE_SINK[name] if state.position == "fourth_position" or state.changed else 0.0
+        # After a change of position or a tendu from both feet the feet stand where the closed chain
+        # set them (within a couple of centimetres of the position's places, a knee still bent):
+        # bending the position's angles from there walked them and the dancer fell, so the legs are
+        # solved for the pelvis going straight down there too.
+        solved = state.position == "fourth_position" or state.changed or state.closed
+        sink = PLIE_SINK[name] if solved else 0.0
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, sink=sink))
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
@@ -755,22 +766,26 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # supporting leg than in the pose, so a brushing foot would dig in), then goes out.
         lifted = _free_lift(state, working, turnout, height)
         phases_out.extend(_off_the_floor(state, working, support, label, lifted))
+        # From both feet it comes back over its spot by IK, where the closed chain sets it down: the
+        # lift pose, written for a centred pelvis, held it 8 cm across, under the pelvis over the
+        # other foot, and the foot closed 3 cm off its place.
+        closing = TENDU_HOVER if state.support == "both" else None
+        near = pose if closing else lifted
         phases_out.append(Phase(label, 0.3 * out_time, lifted, support, "foot:" + support,
                                 0.27 * out_time, 0.3))
         phases_out.append(Phase(label, 0.7 * out_time, out, support, "foot:" + support, 0.63 * out_time, 0.3,
                                 via=brush, key=True))
-        phases_out.append(Phase(label, 0.7 * back_time, lifted, support, "foot:" + support,
-                                0.63 * back_time, 0.3, via=brush))
+        phases_out.append(Phase(label, 0.7 * back_time, near, support, "foot:" + support,
+                                0.63 * back_time, 0.3, via=brush, land=closing))
         # Back over its spot, just above the floor: touching down unweighted would need the
         # foot placed to the millimetre; the next step on both feet sets it down.
-        hover = lifted
-        phases_out.append(Phase(label, 0.3 * back_time, hover, support, "foot:" + support,
-                                0.27 * back_time, 0.3, keep_lean=True))
+        phases_out.append(Phase(label, 0.3 * back_time, near, support, "foot:" + support,
+                                0.27 * back_time, 0.3, keep_lean=not closing, land=closing))
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
             phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
                                     0.8 * TENDU_CLOSE, closed_chain=chained))
-            return phases_out, state
+            return phases_out, replace(state, closed=True)
         return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:

@@ -60,6 +60,16 @@ def test_on_the_toe_no_classical_arms_and_no_acceptable_lean_bring_the_leg_withi
     assert _least(line, "releve", 0.0, 0.0, margin=0.0) > 6.5
 
 
+def test_on_the_toe_at_any_height_of_releve_an_upper_body_within_three_degrees_leaves_the_leg_tilted():
+    # Not an artefact of the steps' low relevé (the foot pitched 0.75 rad): on higher demi-pointe the
+    # ball is nearer under the ankle, but with the upper body within 3 degrees of vertical (as the
+    # paper's sequence keeps it), the COM on the very edge of the ball's polygon and the best of all
+    # classical arm positions, the least tilt is 2.6 degrees at 1.35 rad (77 degrees) and more on
+    # either side of it (1.2 rad: 3.0; 1.45 rad: 2.7; with the COM 1 cm inside: 3.6 or more).
+    for pitch in (1.2, 1.35, 1.45):
+        assert _least(LegLine(releve=pitch), "releve", 3.0, 0.0, margin=0.0) > 2.4, pitch
+
+
 def test_after_the_weight_shift_two_degrees_needs_more_than_a_five_degree_side_bend(line):
     # Both feet down, the COM 1 cm inside the supporting foot, the pelvis level (hiking the free
     # hip lets the free leg reach its spot only with the supporting knee bent 17 degrees): with a
@@ -76,6 +86,9 @@ def test_the_upright_point_is_inside_the_supporting_foot_by_its_margin(line):
     line.least_tilt("weight_shift", margin=0.02)
     np.testing.assert_allclose(com, line.com("weight_shift", Lean(), line.solution), atol=1e-6)
     assert line.margin("weight_shift", Lean(), line.solution) == pytest.approx(0.02, abs=2e-4)
+    # The right foot's point, found on the mirrored stance, is the mirror image in first position.
+    right = upright_point(1.65, 55.0, "female", np.radians(40.0), "first_position", "R")
+    np.testing.assert_allclose(right, point * np.array([1.0, -1.0]), atol=1e-5)
     # Towards the midline of the stance (over 2 cm in from the ankle) and no further forward than
     # the ankle: near the foot's inner heel edge.
     assert com[1] < ankle[1] - 0.02 and com[0] < ankle[0]
