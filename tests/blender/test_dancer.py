@@ -85,6 +85,21 @@ def test_add_then_bake_keys_bones_helpers_and_the_plot(dancer, ext):
     assert image.packed_file is not None, "the plot travels inside the .blend"
 
 
+def test_every_position_is_a_start_and_third_bakes_the_weight_shift(dancer):
+    # Saved values of the older three positions are kept (first, second, fifth were 0, 1, 2).
+    items = bpy.ops.procanim.bake_balance.get_rna_type().properties["position"].enum_items
+    assert [item.identifier for item in items] == ["FIRST_POSITION", "SECOND_POSITION", "THIRD_POSITION",
+                                                   "FOURTH_POSITION", "FIFTH_POSITION"]
+    assert [item.value for item in items] == [0, 1, 3, 4, 2]
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    assert bpy.ops.procanim.bake_balance(position="THIRD_POSITION", **SHORT) == {"FINISHED"}
+    # In fourth the weight shift onto the back (left) foot is balanced; onto the front foot it is
+    # refused with the reason.
+    assert bpy.ops.procanim.bake_balance(position="FOURTH_POSITION", **SHORT) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="fourth_position is not balanced yet on the right foot"):
+        bpy.ops.procanim.bake_balance(sequence="fourth_position@0.5,weight_shift:right@1.5")
+
+
 def test_balance_test_bake_reports_and_keys(dancer, ext):
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
     result = bpy.ops.procanim.bake_balance(experiment="BALANCE", strategy="COP", balance_duration=3.0)
