@@ -561,10 +561,10 @@ UPRIGHT_SHARE = 0.45
 
 
 def _upright_split(duration: float, state: State) -> tuple[float, float]:
-    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). After
-    a change of position the feet stand up to 2.3 cm off their places and the point, 2 cm inside
-    the inner heel edge, fell outside the loaded part of the foot: over the foot only, there."""
-    if state.position not in UPRIGHT_FROM or state.changed:
+    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). Also
+    after a change into first position (the feet within 2.5 cm of their places; from third and
+    fifth: 5.4 degrees, as from the start, the retire and relevé after it balanced)."""
+    if state.position not in UPRIGHT_FROM:
         return duration, 0.0
     return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
 
