@@ -472,6 +472,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
+            if state.changed and state.position == "fifth_position" and moving == "L":
+                raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
+                                  "after a change into fifth is not balanced yet (the dancer fell in seeded "
+                                  "random sequences); with the right foot moving it is: add "
+                                  "weight_shift:left first")
             if (state.position, name, moving) not in TRANSITIONS:
                 foot = f"the {_word(moving)} foot moving"
                 ways = sorted(f"{_word(f)} foot into {b}" for a, b, f in TRANSITIONS if a == state.position)
