@@ -48,16 +48,16 @@ _SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
 # load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
-# moving (but the left foot going behind into fifth: the supporting right foot slid 6 cm or turned
-# 8 degrees), each completes with a weight shift onto the other foot and a retire after it. Not yet:
+# moving (the left one only between first and third: going behind into fifth the supporting right
+# foot slid 6 cm or turned 8 degrees, and out of fifth after a plie the dancer fell), each completes
+# with a weight shift onto the other foot and a retire after it. Not yet:
 # out of second (the carried leg swings under the pelvis and the supporting heel comes up; from the
 # left foot only the change into first holds), into second (the change completes, but the weight
 # shift after it ends 5 cm outside the polygon), and anything with fourth.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
-    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L"),
-       ("fifth_position", "first_position", "L"), ("fifth_position", "third_position", "L")])
+    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")])
 # Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
 # working foot brushes out and back over its spot by IK, and the closed chain closes it there
 # (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
@@ -472,11 +472,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
-            if state.changed and state.position == "fifth_position" and moving == "L":
-                raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
-                                  "after a change into fifth is not balanced yet (the dancer fell in seeded "
-                                  "random sequences); with the right foot moving it is: add "
-                                  "weight_shift:left first")
             if (state.position, name, moving) not in TRANSITIONS:
                 foot = f"the {_word(moving)} foot moving"
                 ways = sorted(f"{_word(f)} foot into {b}" for a, b, f in TRANSITIONS if a == state.position)
