@@ -101,8 +101,11 @@ def test_other_positions_stand_quietly(position):
 
 def test_steps_from_other_positions_are_refused_with_a_reason():
     with pytest.raises(DancerError, match="first_position"):
-        perform(("fourth_position", "weight_shift"))
-    # Per supporting foot: in second the relevé on one foot still falls.
+        perform(("fourth_position", "weight_shift:right"))
+    # Per supporting foot: in second the relevé on one foot still falls, in fourth the front foot's
+    # tendu back.
+    with pytest.raises(DancerError, match="tendu_back from fourth_position is not balanced yet on the left"):
+        perform(("fourth_position", "weight_shift:left", "tendu_back:right"))
     with pytest.raises(DancerError, match="second_position is not balanced yet on the left foot"):
         perform(("second_position", "weight_shift", "retire", "releve"))
 
@@ -510,7 +513,7 @@ def test_tendus_straight_from_both_feet_close_back_into_the_position():
 
 def test_a_weight_shift_in_fourth_is_refused_with_the_reason():
     with pytest.raises(DancerError, match="weight_shift from fourth_position is not balanced yet"):
-        perform(("fourth_position", "weight_shift"))
+        perform(("fourth_position", "weight_shift:right"))
 
 
 def _chain(working: str, position: str = "first_position") -> list[str]:
@@ -550,17 +553,23 @@ def test_the_weight_shifts_onto_either_foot_with_both_feet_kept_planted(position
         assert moved < (0.015 if position == "second_position" else 0.008), foot
 
 
-@pytest.mark.parametrize("position", ["second_position", "third_position", "fifth_position"])
-@pytest.mark.parametrize("working", ["right", "left"])
-def test_every_one_foot_step_balanced_from_second_third_and_fifth(position, working):
+ONE_FOOT_FALLS = {"second_position": {"releve", "pivot_quarter"}, "fourth_position": {"tendu_back"}}
+
+
+@pytest.mark.parametrize(("position", "working"), [
+    (position, working) for position in ("second_position", "third_position", "fifth_position")
+    for working in ("right", "left")] + [("fourth_position", "right")])
+def test_every_one_foot_step_balanced_from_the_other_positions(position, working):
     from addon.dancer import BALANCED
     from addon.dancer.steps import BALANCED_FROM
 
     support = "L" if working == "right" else "R"
     balanced = BALANCED_FROM[position][support] - set(BOTH_FEET)
-    # Every step on either leg; in second all but the relevé on one foot (and the pivot after it).
-    missing = {"releve", "pivot_quarter"} if position == "second_position" else set()
-    assert balanced == set(BALANCED) - set(BOTH_FEET) - missing
+    # Every step on either leg, but in second the relevé on one foot (and the pivot after it), and
+    # in fourth the front foot's tendu back; in fourth only on the back (left) foot.
+    assert balanced == set(BALANCED) - set(BOTH_FEET) - ONE_FOOT_FALLS.get(position, set())
+    if position == "fourth_position":
+        assert BALANCED_FROM[position]["R"] == set(BOTH_FEET)
     sequence = [step for step in _chain(working, position) if step.split(":")[0] in balanced | set(POSITIONS)]
     run = perform(sequence)
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
@@ -660,10 +669,10 @@ def test_a_seeded_random_twenty_step_legal_sequence_completes():
     _com_inside_for_the_last_second_of_every_step(run)
 
 
-@pytest.mark.parametrize("start", ["second_position", "third_position", "fifth_position"])
+@pytest.mark.parametrize("start", ["second_position", "third_position", "fourth_position", "fifth_position"])
 def test_a_seeded_random_twenty_step_sequence_from_another_position_completes(start):
-    # The weight shift and the one-foot steps from second, third and fifth (closed-chain weight
-    # shift, the supporting leg straightened before the free leg moves).
+    # The weight shift and the one-foot steps from second to fifth (closed-chain weight shift but
+    # onto the back foot of fourth, the supporting leg straightened before the free leg moves).
     from addon.dancer import random_sequence
 
     sequence = random_sequence(np.random.default_rng(2026), 20, start=start)

@@ -159,3 +159,17 @@ def test_substeps_with_strain_limiting_follow_what_the_limiting_costs():
         world.last_strain_limiting = (1, True, work)
         assert stepper._next_limited(10, redone=False) == expected, work
     assert stepper._next_limited(10, redone=True) == 10
+
+
+def test_the_bake_budget_expects_few_substeps_when_strain_is_limited():
+    """A cloth-like 40,962-vertex ball, 30 frames (about 10 s through Bake Soft Body with Limit Stretch,
+    bench_softbody_scale.py) is not refused by a script's 50 s limit; by substeps alone it would be."""
+    from addon.limits import TooMuchWorkError
+    from addon.simulation.budget import check_bake_size, substeps_estimate
+    from addon.simulation.scenes import SimulationSettings
+
+    settings = SimulationSettings(frame_count=30, auto_substeps=True, limit_stretch=True)
+    assert substeps_estimate(settings, strain_limited=True) < substeps_estimate(settings)
+    check_bake_size("ball", settings, 40_962, 122_880, time_limit=50.0, strain_limited=True)
+    with pytest.raises(TooMuchWorkError, match="would take about"):
+        check_bake_size("ball", settings, 40_962, 122_880, time_limit=50.0)
