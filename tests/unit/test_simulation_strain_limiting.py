@@ -113,9 +113,10 @@ def test_free_fall_is_untouched_and_the_ground_holds_during_the_passes():
     assert limited.positions[:, 2].min() == pytest.approx(0.02)
 
 
-def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_self_collision():
-    """Those constraints undo the limiting on the next frame's substeps (and pumped energy into a
-    jelly's bounce when tried): such worlds keep their stretch by substeps."""
+def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_particle_contacts():
+    """Those constraints undo the limiting on the next frame's substeps (tried: a jelly's bounce
+    gained energy, a self-colliding ball crossed itself, two balls sank into each other): such
+    worlds keep their stretch by substeps."""
     vertices, triangles = icosphere(1, 0.5)
     edges = triangle_edges(triangles)
 
@@ -132,7 +133,12 @@ def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_self_colli
     with_shape.add_shape_match(np.arange(len(vertices)), 0.2)
     with_self = world()
     with_self.add_self_collision(np.arange(len(vertices)), 0.05)
-    assert not any(w.strain_limiting for w in (with_volume, with_shape, with_self))
+    two_bodies = world()  # its halves labelled as two colliding bodies
+    two_bodies.add_particle_collisions(0.02, groups=np.arange(len(vertices)) % 2)
+    one_body = world()  # one label: nothing to collide with, the limiting stays
+    one_body.add_particle_collisions(0.02, groups=np.zeros(len(vertices), np.int64))
+    assert not any(w.strain_limiting for w in (with_volume, with_shape, with_self, two_bodies))
+    assert one_body.strain_limiting
     off = world()
     off.limit_strain(0.0)
     assert not off.strain_limiting
