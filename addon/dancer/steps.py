@@ -53,16 +53,19 @@ _FOURTH_FALLS = frozenset({"tendu_back"})
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
 # load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
-# moving (but the left foot going behind into fifth: the supporting right foot slid 6 cm or turned
-# 8 degrees), each completes with a weight shift onto the other foot and a retire after it. Not yet:
+# moving (the left one only between first and third: going behind into fifth the supporting right
+# foot slid 6 cm or turned 8 degrees, and out of fifth after a plie the dancer fell), each completes
+# with a weight shift onto the other foot and a retire after it; so do the front foot's closes from
+# fourth (the weight on the back foot) into first, third and fifth. Not yet:
 # out of second (the carried leg swings under the pelvis and the supporting heel comes up; from the
 # left foot only the change into first holds), into second (the change completes, but the weight
-# shift after it ends 5 cm outside the polygon), and anything with fourth.
+# shift after it ends 5 cm outside the polygon), into fourth (the set-down without the closed chain
+# there fell) and out of fourth with the back foot moving.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
-    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L"),
-       ("fifth_position", "first_position", "L"), ("fifth_position", "third_position", "L")])
+    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
+    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
 # working foot brushes out and back over its spot by IK, and the closed chain closes it there
 # (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
@@ -561,10 +564,10 @@ UPRIGHT_SHARE = 0.45
 
 
 def _upright_split(duration: float, state: State) -> tuple[float, float]:
-    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). After
-    a change of position the feet stand up to 2.3 cm off their places and the point, 2 cm inside
-    the inner heel edge, fell outside the loaded part of the foot: over the foot only, there."""
-    if state.position not in UPRIGHT_FROM or state.changed:
+    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). Also
+    after a change into first position (the feet within 2.5 cm of their places; from third and
+    fifth: 5.4 degrees, as from the start, the retire and relevé after it balanced)."""
+    if state.position not in UPRIGHT_FROM:
         return duration, 0.0
     return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
 

@@ -146,8 +146,8 @@ class _SoftBodyProperties(_AutoSubstepProperties):
         description=(
             "At the end of every frame pull edges stretched past Max Stretch back (strain limiting, like "
             "Cloth's max stretch), so Auto Substeps needs only the substeps the motion needs: 2-5x faster "
-            "on fine meshes. Cloth-like bodies only: with Keep Volume, Shape Stiffness or Self Collision "
-            "the substeps keep the stretch"
+            "on fine meshes. Cloth-like meshes baked alone only: with Keep Volume, Shape Stiffness, Self "
+            "Collision or several meshes at once the substeps keep the stretch"
         ),
         default=True,
     )

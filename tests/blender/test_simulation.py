@@ -380,6 +380,16 @@ def test_cli_simulate_saves_a_baked_rope(tmp_path):
     assert fcurves and all(len(f.keyframe_points) == 7 for f in fcurves)
 
 
+def test_cli_simulate_no_limit_stretch_reaches_the_bake(tmp_path):
+    out = tmp_path / "jelly.blend"
+    args = ("simulate", "--scene", "jelly", "--length", "2", "--no-limit-stretch", "--out", str(out))
+    result = run_cli(*args, tmp_path=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    assert bpy.context.scene.procanim.simulation.limit_stretch is False
+    assert "ProcAnim Cache" in bpy.data.objects["Jelly"].modifiers
+
+
 def test_cli_simulate_sheet_folds_a_jelly_sheet_with_self_collision(tmp_path):
     out = tmp_path / "sheet.blend"
     result = run_cli("simulate", "--scene", "sheet", "--length", "12", "--out", str(out), tmp_path=tmp_path)

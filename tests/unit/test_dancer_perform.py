@@ -375,15 +375,17 @@ def test_a_quarter_pivot_turns_the_dancer_ninety_degrees_on_the_toe_balanced(wor
     assert abs(np.sin(long_after - long_before)) > 0.95  # the toe's long axis turned ~90 degrees
 
 
-# Every balanced change of position, in two sequences: the right foot moving (the weight on the left
-# from both feet), then the left foot moving (the weight put on the right first); each ends with a
-# weight shift and a retire, which start from the settled position.
+# Every balanced change of position: the right foot moving (the weight on the left from both feet),
+# the left foot moving (the weight put on the right first), the front foot out of fourth; each ends
+# with a weight shift and a retire, which start from the settled position.
 CHANGES = {
     "right": ("first_position", "third_position", "fifth_position", "third_position", "first_position",
               "fifth_position", "first_position", "weight_shift:left", "retire:right"),
-    "left": ("fifth_position", "weight_shift:right", "first_position", "weight_shift:right", "third_position",
-             "weight_shift:right", "first_position", "fifth_position", "weight_shift:right", "third_position",
+    "left": ("first_position", "weight_shift:right", "third_position", "weight_shift:right", "first_position",
              "weight_shift:left", "retire:right"),
+    # The front foot closing from fourth (the weight on the back foot).
+    **{f"fourth to {name}": ("fourth_position", f"{name}_position", "weight_shift:left", "retire:right")
+       for name in ("first", "third", "fifth")},
 }
 
 
@@ -392,7 +394,7 @@ def changes(request):
     return request.param, perform(CHANGES[request.param])
 
 
-def test_every_balanced_change_of_position_is_danced_in_the_two_sequences():
+def test_every_balanced_change_of_position_is_danced_in_the_sequences():
     from addon.dancer import plan
     from addon.dancer.steps import TRANSITIONS
 
@@ -457,6 +459,7 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("front", "weight_shift:left")),
         (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
         (("first_position", "weight_shift:right", "fifth_position"), ("left foot moving",)),
+        (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
         (("third_position", "tendu_front"), ("straight from both feet is balanced in first_position",)),
     ],
 )
