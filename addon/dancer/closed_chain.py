@@ -23,6 +23,7 @@ from .sim import DancerSim
 KNEE_HAIR = 0.03  # radians: the least knee bend the legs keep while both feet are down
 LEG_JOINTS = ("thigh.{s}_x", "thigh.{s}_y", "thigh.{s}_z", "shin.{s}_y", "foot.{s}_y", "foot.{s}_x")
 SIDES = ("L", "R")
+KNEE = LEG_JOINTS.index("shin.{s}_y")
 DAMPING = 1e-4 * np.eye(6)
 
 
@@ -88,30 +89,59 @@ class ClosedChain:
         for s in SIDES:
             if s in self.warm:
                 d.qpos[self.qadr[s]] = self.warm[s]
-        knee = 3
-        target_pos = np.array([spots[s][0] for s in SIDES])
-        target_frame = np.array([spots[s][1] for s in SIDES])
-        jac = np.empty((2, 6, 6))
-        error = np.empty((2, 6))
+        # Twelve joints and two feet: plain Python floats beat numpy's per-call overhead on every
+        # step but the 6 x 6 normal matrices (BLAS), in the same operations and order as the array
+        # form this replaced (cross products, sums over the frame's columns, Jacobian-transpose
+        # products), so the same bits.
+        goals = [(spots[s][0].tolist(), spots[s][1].tolist()) for s in SIDES]
         for _ in range(iterations):
             mj.mj_kinematics(m, d)
-            # Both legs at once: position and orientation error, hinge Jacobians from the axes.
-            feet = d.xpos[self.foot_ids]
-            current = d.xmat[self.foot_ids].reshape(2, 3, 3)
-            error[:, :3] = target_pos - feet
-            columns = current.transpose(0, 2, 1), target_frame.transpose(0, 2, 1)
-            error[:, 3:] = 0.5 * _cross(*columns).sum(axis=1)
-            axes = d.xaxis[self.jids].reshape(2, 6, 3)
-            anchors = d.xanchor[self.jids].reshape(2, 6, 3)
-            jac[:, :3, :] = _cross(axes, feet[:, None, :] - anchors).transpose(0, 2, 1)
-            jac[:, 3:, :] = axes.transpose(0, 2, 1)
-            normal = jac @ jac.transpose(0, 2, 1) + DAMPING
-            # Two 6 x 6 systems: in Python floats (the same bits as solve_spd_batch, a third of its cost).
-            weights = [solve_spd_small(n, e) for n, e in zip(normal.tolist(), error.tolist(), strict=True)]
-            step = np.einsum("lji,lj->li", jac, np.array(weights))
-            q = d.qpos[self.qadrs].reshape(2, 6) + step
-            q[:, knee] = np.maximum(q[:, knee], KNEE_HAIR)
-            d.qpos[self.qadrs] = q.ravel()
+            feet = d.xpos[self.foot_ids].tolist()
+            frames = d.xmat[self.foot_ids].tolist()
+            axes = d.xaxis[self.jids].tolist()
+            anchors = d.xanchor[self.jids].tolist()
+            jac, errors = [], []
+            for leg, ((px, py, pz), target) in enumerate(goals):
+                fx, fy, fz = feet[leg]
+                c = frames[leg]
+                t0, t1, t2 = target
+                # Orientation error: half the sum over the frames' columns of current x target.
+                rx = ry = rz = None
+                for col in range(3):
+                    a0, a1, a2 = c[col], c[3 + col], c[6 + col]
+                    b0, b1, b2 = t0[col], t1[col], t2[col]
+                    x, y, z = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+                    if rx is None:
+                        rx, ry, rz = x, y, z
+                    else:
+                        rx, ry, rz = rx + x, ry + y, rz + z
+                errors.append([px - fx, py - fy, pz - fz, 0.5 * rx, 0.5 * ry, 0.5 * rz])
+                # Hinge Jacobian columns: axis x (foot - anchor) over the axis.
+                rows: list[list[float]] = [[], [], [], [], [], []]
+                for joint in range(6 * leg, 6 * leg + 6):
+                    a0, a1, a2 = axes[joint]
+                    ax_, ay_, az_ = anchors[joint]
+                    b0, b1, b2 = fx - ax_, fy - ay_, fz - az_
+                    rows[0].append(a1 * b2 - a2 * b1)
+                    rows[1].append(a2 * b0 - a0 * b2)
+                    rows[2].append(a0 * b1 - a1 * b0)
+                    rows[3].append(a0)
+                    rows[4].append(a1)
+                    rows[5].append(a2)
+                jac.append(rows)
+            array = np.array(jac)
+            normal = (array @ array.transpose(0, 2, 1) + DAMPING).tolist()
+            q = d.qpos[self.qadrs].tolist()
+            for leg in range(2):
+                weights = solve_spd_small(normal[leg], errors[leg])
+                rows = jac[leg]
+                for i in range(6):
+                    total = 0.0
+                    for j in range(6):
+                        total += rows[j][i] * weights[j]
+                    q[6 * leg + i] += total
+                q[6 * leg + KNEE] = max(q[6 * leg + KNEE], KNEE_HAIR)
+            d.qpos[self.qadrs] = q
         out = targets.copy()
         for s in SIDES:
             self.warm[s] = d.qpos[self.qadr[s]].copy()
