@@ -3,9 +3,11 @@
 Scene (issue 19's table): an icosphere of radius 0.5 m centred 1.3 m above a ground plane, 30 frames at
 24 fps, at Blender subdivisions 4-7 (642, 2,562, 10,242 and 40,962 vertices). Blender Cloth runs with
 its defaults against the plane (Collision modifier), baked by stepping the frames. Ours is
-``procanim.bake_softbody`` with its own defaults (Auto Substeps) made cloth-like (``use_volume=False,
-shape_stiffness=0``), then with its full defaults (volume and shape matching on), then cloth-like with
-Self Collision (its cost as a ratio to the same bake without, up to 2,562 vertices); the time includes
+``procanim.bake_softbody`` with its own defaults (Auto Substeps, Limit Stretch) made cloth-like
+(``use_volume=False, shape_stiffness=0``), then with its full defaults (volume and shape matching on),
+then cloth-like with Limit Stretch off (the stretch held by substeps alone, what Self Collision, volume
+and shape matching still do; up to 10,242 vertices), then cloth-like with Self Collision (its cost as a
+ratio to the same bake without, Limit Stretch on and off, up to 2,562 vertices); the time includes
 writing the PC2 cache, as the user's bake does. Worst edge stretch: the largest (length / rest - 1)
 over all edges and frames, read back from the PC2 cache and from Cloth's evaluated mesh.
 
@@ -36,6 +38,7 @@ HEIGHT = 1.3
 GOALS = {642: 1.0, 2562: 0.5}  # ours / Cloth time; 0.25 from 10k vertices up
 CLOTH_LIKE = {"use_volume": False, "shape_stiffness": 0.0}
 SELF_COLLISION_UP_TO = 5  # subdivisions: the self-collision cost ratio is measured up to 2,562 vertices
+BY_SUBSTEPS_UP_TO = 6  # subdivisions: Limit Stretch off up to 10,242 vertices (40,962: ~1.5 s a frame)
 
 
 def edges_of(mesh) -> np.ndarray:
@@ -120,6 +123,11 @@ def main() -> None:
                 cloth_seconds, cloth_stretch, cloth_cpu = run_cloth(bpy, scene, ball)
                 cloth_like, cloth_like_stretch, cloth_like_cpu = run_ours(bpy, pc2, ball, **CLOTH_LIKE)
                 full, full_stretch, full_cpu = run_ours(bpy, pc2, ball)
+                unlimited = None
+                if subdivisions <= BY_SUBSTEPS_UP_TO:
+                    unlimited, unlimited_stretch, unlimited_cpu = run_ours(
+                        bpy, pc2, ball, limit_stretch=False, **CLOTH_LIKE
+                    )
                 selfc = None
                 if subdivisions <= SELF_COLLISION_UP_TO:
                     selfc, selfc_stretch, selfc_cpu = run_ours(
@@ -140,27 +148,41 @@ def main() -> None:
                 record(f"softbody {count} v: full defaults / Cloth time", full / cloth_seconds, "ratio", "",
                        f"volume + shape matching, stretch {full_stretch:.1%}")  # fmt: skip
                 record(f"{name}: full defaults / Cloth CPU time", full_cpu / cloth_cpu, "ratio")
+                by_substeps = None
+                if unlimited is not None:
+                    record(f"{name}: Limit Stretch off / Cloth time", unlimited / cloth_seconds, "ratio", "",
+                           f"cloth-like, stretch {unlimited_stretch:.1%}")  # fmt: skip
+                    record(f"{name}: Limit Stretch off / Cloth CPU time", unlimited_cpu / cloth_cpu, "ratio")
+                    by_substeps = (unlimited / cloth_seconds, unlimited_cpu / cloth_cpu, unlimited_stretch)
+                self_ratios = None
                 if selfc is not None:
                     record(f"{name}: self collision / without, cloth-like", selfc / cloth_like, "ratio", "",
                            f"stretch {selfc_stretch:.1%}")  # fmt: skip
                     record(f"{name}: self collision / without, CPU", selfc_cpu / cloth_like_cpu, "ratio")
-                self_ratios = None if selfc is None else (selfc / cloth_like, selfc_cpu / cloth_like_cpu)
+                    self_ratios = (selfc / cloth_like, selfc_cpu / cloth_like_cpu)
+                    if unlimited is not None:  # the same bake path (the stretch held by substeps)
+                        record(f"{name}: self collision / Limit Stretch off, CPU", selfc_cpu / unlimited_cpu,
+                               "ratio")  # fmt: skip
+                        self_ratios += (selfc_cpu / unlimited_cpu,)
                 rows.append((count, cloth_like * ms, cloth_seconds * ms, cloth_like_stretch, cloth_stretch,
                              full * ms, full_stretch, cloth_like_cpu / cloth_cpu, full_cpu / cloth_cpu,
-                             self_ratios))  # fmt: skip
+                             self_ratios, by_substeps))  # fmt: skip
     finally:
         disable_extension(package)
     header = ("vertices", "cloth-like ms/frame", "Cloth ms/frame", "ratio (CPU ratio)",
               "worst stretch ours / Cloth", "full defaults ms/frame (ratio, CPU ratio)",
-              "full defaults stretch",
-              "self collision / without (CPU)")  # fmt: skip
+              "full defaults stretch", "Limit Stretch off: ratio (CPU ratio), stretch",
+              "self collision / without (CPU; CPU vs Limit Stretch off)")  # fmt: skip
     print("\n| " + " | ".join(header) + " |")
-    print("|---|---|---|---|---|---|---|---|")
-    for count, ours, cloth, stretch, cloth_stretch, full, full_stretch, cpu, full_cpu, selfc in rows:
+    print("|---|---|---|---|---|---|---|---|---|")
+    for count, ours, cloth, stretch, cloth_stretch, full, full_stretch, cpu, full_cpu, selfc, by in rows:
+        self_cell = "-"
+        if selfc is not None:
+            self_cell = f"{selfc[0]:.2f} ({selfc[1]:.2f}" + (f"; {selfc[2]:.2f})" if len(selfc) > 2 else ")")
         cells = (f"{count:,}", f"{ours:.1f}", f"{cloth:.1f}", f"{ours / cloth:.2f} ({cpu:.2f})",
                  f"{stretch:.1%} / {cloth_stretch:.1%}", f"{full:.1f} ({full / cloth:.2f}, {full_cpu:.2f})",
-                 f"{full_stretch:.1%}",
-                 "-" if selfc is None else f"{selfc[0]:.2f} ({selfc[1]:.2f})")  # fmt: skip
+                 f"{full_stretch:.1%}", "-" if by is None else f"{by[0]:.2f} ({by[1]:.2f}), {by[2]:.1%}",
+                 self_cell)  # fmt: skip
         print("| " + " | ".join(cells) + " |")
 
 

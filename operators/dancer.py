@@ -47,12 +47,18 @@ SEX_ITEMS = (
     ("FEMALE", "Female", "Plagenhoef's female segment masses (a ballerina)"),
     ("MALE", "Male", "Winter's (Dempster's) male segment masses"),
 )
+# The numbers are the values saved in .blend files (first, second and fifth came first).
 POSITION_ITEMS = (
-    ("FIRST_POSITION", "First", "Heels together, feet turned out; the sequence continues from here"),
+    ("FIRST_POSITION", "First", "Heels together, feet turned out; the sequence continues from here", 0),
     ("SECOND_POSITION", "Second",
-     "Feet turned out, a little more than hip width apart; weight shift and retire follow, not releve"),
+     "Feet turned out, a little more than hip width apart; weight shift and retire follow, not releve", 1),
+    ("THIRD_POSITION", "Third",
+     "Feet turned out, the front heel at the middle of the back foot; the sequence continues from here", 3),
+    ("FOURTH_POSITION", "Fourth",
+     "Feet turned out, the front foot a foot's length ahead of the back one; the plies are balanced "
+     "here, the weight shift not yet (untick it, or use the step list)", 4),
     ("FIFTH_POSITION", "Fifth",
-     "Feet crossed, front heel at the back toes; the sequence continues from here"),
+     "Feet crossed, front heel at the back toes; the sequence continues from here", 2),
 )
 EXPERIMENT_ITEMS = (
     ("SEQUENCE", "Ballet Sequence",
@@ -110,8 +116,8 @@ class DancerBakeProperties:
     allow_unbalanced: BoolProperty(
         name="Unbalanced Steps", default=False,
         description="Experimental: also simulate the steps the balance controller cannot hold yet (releve "
-        "on both feet outside first position, position changes, some one-foot steps from second, fourth "
-        "and fifth position); the dancer falls in them and the bake shows the fall")
+        "on both feet outside first position, changes into or out of second and fourth position, steps "
+        "from fourth position but the plies); the dancer falls in them and the bake shows the fall")
     position_time: FloatProperty(name="Position Time", description="Seconds standing in the position",
                                  default=1.5, min=0.2, max=30.0, unit="TIME_ABSOLUTE")
     shift_time: FloatProperty(name="Shift Time", description="Seconds for the weight shift",

@@ -86,6 +86,9 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         soft = layout.box().column()
         soft.use_property_split = True
         soft.label(text="Soft Body", icon="MOD_SOFT")
+        soft.prop(settings, "limit_stretch")
+        if settings.limit_stretch and not settings.auto_substeps:
+            soft.prop(settings, "max_stretch")
         soft.prop(settings, "use_volume")
         if settings.use_volume:
             soft.prop(settings, "pressure")

@@ -94,10 +94,10 @@ class ClosedChain:
             current = d.xmat[self.foot_ids].reshape(2, 3, 3)
             error[:, :3] = target_pos - feet
             columns = current.transpose(0, 2, 1), target_frame.transpose(0, 2, 1)
-            error[:, 3:] = 0.5 * np.cross(*columns).sum(axis=1)
+            error[:, 3:] = 0.5 * _cross(*columns).sum(axis=1)
             axes = d.xaxis[self.jids].reshape(2, 6, 3)
             anchors = d.xanchor[self.jids].reshape(2, 6, 3)
-            jac[:, :3, :] = np.cross(axes, feet[:, None, :] - anchors).transpose(0, 2, 1)
+            jac[:, :3, :] = _cross(axes, feet[:, None, :] - anchors).transpose(0, 2, 1)
             jac[:, 3:, :] = axes.transpose(0, 2, 1)
             normal = jac @ jac.transpose(0, 2, 1) + DAMPING
             step = np.einsum("lji,lj->li", jac, solve_spd_batch(normal, error))
@@ -115,6 +115,16 @@ class ClosedChain:
         sc = self.scratch
         sc.mj.mj_kinematics(sc.model, sc.data)
         return max(float(np.linalg.norm(spots[s][0] - sc.data.xpos[self.foot[s]])) for s in SIDES)
+
+
+def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.cross`` over the last axis (length 3), the same products without its axis shuffling: it
+    took a tenth of a 20-step dance's CPU time in the closed chain's two calls a tick."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
 
 
 def level_yaw(quat: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -20,6 +20,7 @@ from .anthropometry import DancerError
 from .balance import Gains
 from .closed_chain import SIDES as LEG_SIDES
 from .closed_chain import ClosedChain, level_frame, level_yaw
+from .leg_line import upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
 from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
@@ -39,9 +40,17 @@ CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed
 # starting position. From first, half way holds every step with the closed chain and the
 # supporting leg's tilt after the weight shift goes from 12.3 to 9.2 degrees (over the ankle: 6.6,
 # but the tendus keep 6 mm of margin); from third and fifth the tendu back fell even at half way.
-SUPPORT_SHARE = {"first_position": 0.5}
+# From second, half way too: over the middle of the foot the supporting heel went light and lost
+# its contacts for single ticks at the end of the weight shift (the COM 4-5 cm outside the
+# polygon those ticks, in 4 of 11 seeded random sequences); half way, 11 of 11 keep it inside.
+SUPPORT_SHARE = {"first_position": 0.5, "second_position": 0.5}
 LANDING_HEIGHT = 0.03  # m: a foot joining the closed chain is brought over its spot this high first
 CHAIN_FILTER = 0.25  # seconds: the lean's slow part, which moves the pelvis in the closed chain
+# From a foot landing (a tendu closing, a change of position) to the end of that stance on both feet,
+# the closed chain aims each foot past its spot by how much its leg gives under its load.
+CHAIN_COMPLIANCE = True
+COMPLIANCE_FILTER = 0.5  # seconds: how fast the closed chain follows each leg's give under its load
+COMPLIANCE_LIMIT = 0.05  # m: the most a foot is aimed past its spot
 
 
 @dataclass
@@ -232,6 +241,79 @@ def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[st
     return angles
 
 
+def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.float64],
+                  pelvis: NDArray[np.float64], quat: NDArray[np.float64], side: str,
+                  spot: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+    """``targets`` with the ``side`` leg's joints standing its foot on ``spot`` with the knee a hair
+    bent, the pelvis level where it is in x and y and as high as that leg reaches.
+
+    From second position the closed chain leaves the supporting knee bent by 45 degrees (the other
+    foot, far out, holds the pelvis down): free-leg poses written for a straight supporting leg
+    then drove the working foot into the floor."""
+    level = level_yaw(quat)
+    rotation = quaternions.to_matrix(level)
+    hip = rotation @ chain.hip_offset[side]
+    ankle, frame = spot
+    across = min(float(np.hypot(*(pelvis[:2] + hip[:2] - ankle[:2]))), 0.98 * chain.reach[side])
+    height = ankle[2] + np.sqrt(chain.reach[side] ** 2 - across ** 2) - hip[2]
+    qpos = scratch.data.qpos.copy()
+    qpos[0:3] = (pelvis[0], pelvis[1], height)
+    qpos[3:7] = level
+    qpos[scratch.qadr] = targets
+    out = targets.copy()
+    for name, value in _place_foot(scratch, qpos, side, ankle, frame).items():
+        out[scratch.index[name]] = value
+    return out
+
+
+TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
+TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
+
+
+def _carry(scratch: DancerSim, qpos: NDArray[np.float64], support: str, side: str,
+           place: tuple[NDArray[np.float64], NDArray[np.float64]], hover: float, reach: float,
+           commanded: NDArray[np.float64], pose_vec: NDArray[np.float64],
+           ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Targets (end, via) that carry the free ``side`` foot from where it is in ``qpos`` over a raised
+    midpoint to ``hover`` above its new ``place``, on one foot (``support``).
+
+    With the pelvis over the supporting foot, the new place of a wide position (second, from first)
+    is beyond the free leg's reach: the supporting leg then bends (a fondu), lowering the pelvis
+    straight down with its foot where it is, by as much as the free leg lacks. ``commanded`` are
+    the targets now; the supporting leg's change is added to them (its actual angles sag under the
+    load, and the sag stays).
+    """
+    mj, m, d = scratch.mj, scratch.model, scratch.data
+    ankle, frame = place
+    goal = ankle + np.array([0.0, 0.0, hover])
+    d.qpos[:] = qpos
+    mj.mj_kinematics(m, d)
+    hip = d.xpos[scratch.body_ids[f"thigh.{side}"]].copy()
+    start = d.xpos[scratch.body_ids[f"foot.{side}"]].copy()
+    support_id = scratch.body_ids[f"foot.{support}"]
+    support_spot = (d.xpos[support_id].copy(), d.xmat[support_id].reshape(3, 3).copy())
+    across = min(float(np.hypot(*(goal[:2] - hip[:2]))), TRANSITION_REACH * reach - 1e-3)
+    drop = max(hip[2] - goal[2] - np.sqrt((TRANSITION_REACH * reach) ** 2 - across ** 2), 0.0)
+    planned = qpos.copy()
+    end = pose_vec.copy()
+    if drop > 0.0:
+        planned[2] -= drop
+        knee = scratch.qadr[scratch.index[f"shin.{support}_y"]]
+        planned[knee] = max(planned[knee], 0.3)
+        for name, value in _place_foot(scratch, planned, support, *support_spot).items():
+            joint = scratch.index[name]
+            end[joint] = commanded[joint] + value - qpos[scratch.qadr[joint]]
+            planned[scratch.qadr[joint]] = value
+    via = end.copy()
+    middle = 0.5 * (start + goal)
+    middle[2] = max(start[2], goal[2]) + TRANSITION_CLEARANCE
+    for target, out in ((goal, end), (middle, via)):
+        for name, value in _place_foot(scratch, planned, side, target, frame).items():
+            out[scratch.index[name]] = value
+        out[scratch.index[f"toe.{side}_y"]] = 0.0
+    return end, via
+
+
 def _swivel(sim: DancerSim, about: NDArray[np.float64], angle: float) -> None:
     """Turn the whole body by ``angle`` about the vertical through ``about`` (x, y), its velocity too."""
     d = sim.data
@@ -277,9 +359,10 @@ def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
     return balls + BALL_PAD * sim.body.height * forward / max(np.linalg.norm(forward), 1e-9)
 
 
-def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
-                share: float = 1.0) -> NDArray[np.float64]:
-    """Where a phase holds the projected COM, from the feet where they are now."""
+def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64], share: float = 1.0,
+                upright: dict[str, NDArray[np.float64]] | None = None) -> NDArray[np.float64]:
+    """Where a phase holds the projected COM, from the feet where they are now. ``upright`` holds,
+    per supporting side, the COM point of :func:`.leg_line.upright_point` ('upright' targets)."""
     if kind == "hold":
         return com[:2].copy()
     if kind == "both":
@@ -288,6 +371,12 @@ def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64],
         middle = convex_hull(_contact_points(sim, CONTACT_BODIES)).mean(axis=0)
         return ankles + 0.25 * (middle - ankles)
     what, side = kind.split(":")
+    if what == "upright" and upright is not None:
+        # Where the COM stands when the supporting leg is as near vertical as the body allows
+        # (see leg_line), given in that foot's level frame.
+        foot = sim.body_ids[f"foot.{side}"]
+        frame = level_frame(sim.data.xmat[foot].reshape(3, 3))
+        return sim.data.xpos[foot, :2] + frame[:2, :2] @ upright[side]
     if what == "toe":
         toes = ("toe.L", "toe.R") if side == "both" else (f"toe.{side}",)
         if side == "both":
@@ -352,6 +441,8 @@ def perform_steps(
     key_times: list[tuple[str, float]] = []
 
     lean = np.zeros(2)
+    straight_lean = np.zeros(2)
+    straightened: tuple[str, NDArray[np.float64]] | None = None
     lean_now = np.zeros(len(body.joints))
     hip_lean = np.zeros(2)
     pelvis_trim = {"L": 0.0, "R": 0.0}
@@ -374,6 +465,8 @@ def perform_steps(
     chain_legs = np.concatenate([chain.index[s] for s in LEG_SIDES])
     last_applied = base.copy()
     chain_prev = False
+    compliant = False  # the closed chain aims the feet past their spots by the legs' give (CHAIN_COMPLIANCE)
+    compliance: dict[str, NDArray[np.float64]] = {}
     planted: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
     pelvis_pos = sim.data.qpos[0:3].copy()
     pelvis_quat = sim.data.qpos[3:7].copy()
@@ -399,7 +492,10 @@ def perform_steps(
         return np.array([f".{side}_" in name and not name.startswith(("upper_arm", "forearm"))
                          for name in body.joints])
 
+    position_now = labels[0]
     for k, phase in enumerate(phases):
+        if phase.place:
+            position_now = phase.place
         stance = ("L", "R") if phase.stance == "both" else (phase.stance,)
         previous = ("L", "R") if k == 0 or phases[k - 1].stance == "both" else (phases[k - 1].stance,)
         closed = phase.closed_chain and phase.stance == "both"
@@ -440,6 +536,13 @@ def perform_steps(
                 pelvis_pos = sim.data.qpos[0:3] + offset
                 pelvis_quat = sim.data.qpos[3:7].copy()
                 chain.warm = {}
+                compliant = CHAIN_COMPLIANCE and any(side not in previous for side in LEG_SIDES)
+                if compliant:
+                    # The legs aim their feet past their spots by how far each gives under its load
+                    # (below), from the pelvis where it actually is.
+                    pelvis_pos = sim.data.qpos[0:3].copy()
+                    compliance = {s: scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
+                                  - sim.data.xpos[sim.body_ids[f"foot.{s}"]] for s in LEG_SIDES}
             chain_start = pelvis_pos.copy()
             chain_quat = pelvis_quat.copy()
             chain_level = level_yaw(chain_quat)
@@ -477,22 +580,36 @@ def perform_steps(
         via_vec = prev_pose_vec.copy()
         for name, value in phase.via.items():
             via_vec[sim.index[name]] = value
+        if straightened is not None and phase.stance != straightened[0]:
+            straightened = None
+        if straightened is not None:
+            # The supporting leg stays as straightened: the poses' angles for it are the position's,
+            # written for the pelvis over the middle of the feet.
+            for vec, listed in ((pose_vec, phase.pose), (via_vec, phase.via)):
+                for name in listed:
+                    vec[sim.index[name]] += straightened[1][sim.index[name]]
         if phase.keep_lean:
             # The lifted leg comes down parallel to the supporting one as it leans now, so the
             # foot lands on its own spot however far the pelvis has moved since it left.
             for side in ("L", "R"):
                 if side not in stance:
-                    landing = sim.lean_offsets(lean, leg_weights(side))
+                    landing = sim.lean_offsets(lean - straight_lean, leg_weights(side))
                     carried = np.where(leg_mask(side), landing, carried)
             pose_vec = pose_vec + carried
             via_vec = via_vec + carried
+        use_via = bool(phase.via)
         if phase.land is not None:
             # The free foot goes back onto the spot it left (or just above it), flat, wherever the
             # pelvis is now: the leg's targets come from the body as it stands this tick.
             for side in ("L", "R"):
                 if side not in stance and phase.place:
                     spots[side] = place_of(phase.place, stance[0])
-                if side not in stance and side in spots:
+                    # A change of position carries the foot over a raised midpoint, with the
+                    # supporting knee giving if the new place is beyond the leg's reach.
+                    pose_vec, via_vec = _carry(scratch, sim.data.qpos.copy(), stance[0], side, spots[side],
+                                               phase.land, chain.reach[side], prev_pose_vec, pose_vec)
+                    use_via = True
+                elif side not in stance and side in spots:
                     ankle, frame = spots[side]
                     placed = _place_foot(scratch, sim.data.qpos.copy(), side,
                                          ankle + np.array([0.0, 0.0, phase.land]), frame)
@@ -516,7 +633,12 @@ def perform_steps(
         elif phase.target == "stand":
             phase_target = stand_target.copy()
         else:
-            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(labels[0], 1.0))
+            upright = None
+            if phase.target.startswith("upright:"):
+                side = phase.target.split(":")[1]
+                upright = {side: upright_point(height, mass, sex, turnout, position_now, side)}
+            phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0),
+                                       upright)
         stance_jacobian = None
         if phase.heels is not None:
             # Both feet about their balls: the legs' angles come from the body as planned (the
@@ -575,7 +697,7 @@ def perform_steps(
             target = (1 - b) * prev_target + b * phase_target
             targets_log[tick] = target
             base_now = (1 - a) * prev_pose_vec + a * pose_vec
-            if phase.via:
+            if use_via:
                 u = (t_local - phase.pose_delay) / phase.pose_blend
                 first, second = _smooth(2.0 * u), _smooth(2.0 * u - 1.0)
                 base_now = (1 - first) * prev_pose_vec + first * via_vec
@@ -649,6 +771,23 @@ def perform_steps(
                     down = _smooth(t_local / phase.pose_blend)
                     feet = {side: (spot + np.array([0.0, 0.0, landing_feet.get(side, 0.0) * (1.0 - down)]),
                                    frame) for side, (spot, frame) in planted.items()}
+                if compliant:
+                    # Each loaded leg gives a couple of centimetres under the weight (the muscles are
+                    # springs): measured as where the targets last applied would put the foot from the
+                    # pelvis as it is, less where the foot is, low-passed; aiming past the spot by it
+                    # sets a landing foot on its spot and keeps both feet from sliding as the load
+                    # moves from one leg to the other.
+                    scratch.data.qpos[:] = sim.data.qpos
+                    scratch.data.qpos[scratch.qadr] = last_applied
+                    scratch.mj.mj_kinematics(scratch.model, scratch.data)
+                    for s in LEG_SIDES:
+                        gives = (scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
+                                 - sim.data.xpos[sim.body_ids[f"foot.{s}"]])
+                        compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives - compliance[s])
+                        size = float(np.linalg.norm(compliance[s]))
+                        if size > COMPLIANCE_LIMIT:
+                            compliance[s] *= COMPLIANCE_LIMIT / size
+                    feet = {s: (spot + compliance[s], frame) for s, (spot, frame) in feet.items()}
                 pelvis_pos = np.array([*xy, chain.pelvis_height(xy, rotation, feet)])
                 solved = chain.solve(applied, pelvis_pos, pelvis_quat, feet)
                 w = 1.0 if chain_joined else turn
@@ -665,6 +804,19 @@ def perform_steps(
                     pose_vec = pose_vec + fix
                 via_vec = via_vec + fix
                 applied = applied + fix
+                if phase.straighten and len(stance) == 1:
+                    # The supporting leg ends straight under the pelvis (which rises), the balance's
+                    # corrections since this tick on top.
+                    straight = _straight_leg(scratch, chain, last_applied, pelvis_pos, pelvis_quat,
+                                             stance[0], planted[stance[0]])
+                    mask = leg_mask(stance[0])
+                    held = np.where(mask, straight - offsets, pose_vec)
+                    raw = pose_vec if phase.sink else pose_vec - fix
+                    straightened = (stance[0], np.where(mask, held - raw, 0.0))
+                    pose_vec = held
+                    # The supporting leg's lean so far is in its straight angles: a free leg coming
+                    # down parallel to it leans only by what the balance adds from here.
+                    straight_lean = lean.copy()
             if phase.turn:
                 # The quarter turn: the body swivels about the vertical through the middle of the
                 # supporting toe's contacts (where the COM is held). MuJoCo's contacts here have no
@@ -693,7 +845,8 @@ def perform_steps(
         if phase.key:
             key_times.append((phase.label, phase_start + phase.duration))
         prev_target = phase_target.copy()
-        if k == 0:
+        if k == 0 or (phase.place and phase.stance == "both"):
+            # Where the dancer stands still in the position: the start, or the end of a change.
             stand_target = phase_target.copy()
         phase_start += phase.duration
 

@@ -33,32 +33,47 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
                       "developpe_front_45", "developpe_front_90", "developpe_side_45", "developpe_side_90",
                       "arabesque_45", "demi_plie", "grand_plie", "pivot_quarter"})
 # What is balanced from each starting position, per supporting foot (for the weight shift, the
-# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first
-# position holds every step on either leg. In third and fifth (right foot in front) the tendu
-# back and the arabesque fall in seeded random sequences (after other extensions, or straight
-# from the weight shift with the back foot working). In second the pelvis travels 14 cm and drops over the
-# supporting foot, so the free leg's tendu and extension poses (written for a level, centred
-# pelvis) drive the foot into the floor. In fourth the weight does not get over the front or
-# back foot (the plies there are balanced with the legs solved for the pelvis going straight down).
+# foot taking the weight). With both feet kept planted by the closed-chain weight shift, first,
+# third and fifth position hold every step on either leg (in third and fifth the free foot works
+# from under its own hip, not crossed, and the supporting leg straightens first: see
+# ``_off_the_floor`` and ``_free_lift``). In second the weight shift leaves the pelvis low over a
+# bent supporting knee; straightened, every one-foot step follows, but the relevé on one foot
+# falls there (with or without the straightening: the COM runs off the toe sideways 3 s in). In
+# fourth the weight does not get over the front or back foot (the plies there are balanced with
+# the legs solved for the pelvis going straight down).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
-_CROSSED_FALLS = frozenset({"tendu_back", "arabesque_45"})
-# Position changes within a sequence (position, new position, moving foot) that complete, the
-# moving foot set down within 2.3 cm of its new place by the closed chain, with a weight shift and
-# a retire after them. Still refused by default (``allow_unbalanced`` runs them): in seeded random
-# sequences the steps after a change fell. From first into third or fifth the weight shift after
-# the change fell, from fifth with the back (left) foot moving too, and second is out of the
-# leg's reach with the pelvis over the other foot.
-TRANSITIONS = frozenset({
-    ("third_position", "first_position", "L"), ("third_position", "first_position", "R"),
-    ("third_position", "fifth_position", "R"),
-    ("fifth_position", "first_position", "R"), ("fifth_position", "third_position", "R"),
-})
+_SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
+# Position changes within a sequence (position, new position, moving foot) that are balanced: the
+# weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
+# up, is carried by IK over a raised midpoint to just above its place in the new position, the
+# closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
+# load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
+# moving (but the left foot going behind into fifth: the supporting right foot slid 6 cm or turned
+# 8 degrees), each completes with a weight shift onto the other foot and a retire after it. Not yet:
+# out of second (the carried leg swings under the pelvis and the supporting heel comes up; from the
+# left foot only the change into first holds), into second (the change completes, but the weight
+# shift after it ends 5 cm outside the polygon), and anything with fourth.
+TRANSITIONS = frozenset(
+    [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
+     for b in ("first_position", "third_position", "fifth_position") if a != b]
+    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L"),
+       ("fifth_position", "first_position", "L"), ("fifth_position", "third_position", "L")])
+# Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
+# working foot brushes out and back over its spot by IK, and the closed chain closes it there
+# (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
+# In third and fifth a few in a row fell (after the other leg's tendus).
+TENDU_FROM_BOTH_FEET = ("first_position",)
+# After a change of position the feet stand within 2.5 cm of the new position's places: the weight
+# shift, retire, releve and pivot (and the plies, but in fifth) hold there; the extensions fell in
+# seeded random sequences (the back foot's developpes after a change into fifth, a tendu front after
+# a developpe in third), so they are refused there.
+_AFTER_A_CHANGE_FALLS = ("tendu", "developpe", "arabesque")
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
-    "second_position": {side: _BOTH_FEET | {"weight_shift", "retire"} for side in ("L", "R")},
-    "third_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
+    "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
+    "third_position": {"L": BALANCED, "R": BALANCED},
     "fourth_position": {"L": _BOTH_FEET, "R": _BOTH_FEET},
-    "fifth_position": {"L": BALANCED - _CROSSED_FALLS, "R": BALANCED - _CROSSED_FALLS},
+    "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
@@ -74,7 +89,7 @@ RELEVE_BOTH_MIN_HEIGHT = 1.5
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
 # the least each step takes: faster extensions throw the COM beyond what the COP can catch.
 STEP_SECONDS = {
-    "position": 1.5, "transition": 5.0, "weight_shift": 3.0, "demi_plie": 3.0, "grand_plie": 5.0,
+    "position": 1.5, "transition": 6.0, "weight_shift": 3.0, "demi_plie": 3.0, "grand_plie": 5.0,
     "tendu": 5.0, "retire": 3.5, "releve": 7.0, "developpe": 12.0, "arabesque": 10.0, "pivot": 4.0,
     "lower": 3.0,
 }
@@ -278,10 +293,15 @@ PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
+TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
+TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
 PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
-TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.0)}
+# Back, the knee stays bent as the thigh goes back: with it straight, from a foot held just off the
+# floor the toes scraped the floor on the way (from fifth, after an arabesque: the supporting foot
+# slipped round 8 degrees and sequences fell in a later tendu back).
+TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.6)}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
 
@@ -325,6 +345,9 @@ class Phase:
     # The position whose place the free foot goes to (beside the supporting foot), instead of the
     # spot it left: a change of position.
     place: str | None = None
+    # Leaving the closed chain onto one foot: the supporting leg straightens (knee a hair bent)
+    # under the pelvis where the chain left it, instead of keeping the chain's knee bend.
+    straighten: bool = False
 
 
 @dataclass(frozen=True)
@@ -337,6 +360,8 @@ class State:
     raised: bool = False      # working leg in retire
     releve: bool = False      # supporting foot (or both feet) on demi-pointe
     hover: bool = False       # working foot held just above its place on the floor
+    changed: bool = False     # the position was reached by a change within the sequence
+    closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -446,13 +471,30 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
     if name in POSITIONS:
         if name != state.position:
-            raise DancerError(f"changing from {state.position} to {name} within a sequence is not balanced "
-                              "yet (the moving foot is set down on its new place, but steps after the change "
-                              "fall in seeded random sequences); start a new sequence in that position")
+            moving = other(state.support) if state.support in ("L", "R") else "R"
+            if (state.position, name, moving) not in TRANSITIONS:
+                foot = f"the {_word(moving)} foot moving"
+                ways = sorted(f"{_word(f)} foot into {b}" for a, b, f in TRANSITIONS if a == state.position)
+                raise DancerError(f"changing from {state.position} to {name} with {foot} is not balanced "
+                                  f"yet (the dancer falls or the foot lands off its place); from "
+                                  f"{state.position}: {', '.join(ways) or 'none yet'}; the moving foot is "
+                                  "the one without the weight (the right one from both feet)")
+            if state.raised or state.hover or state.releve:
+                raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            return
         if state.raised or state.hover or state.releve:
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
         return
+    if state.changed and name.startswith(_AFTER_A_CHANGE_FALLS):
+        raise DancerError(f"{name} after a change of position is not balanced yet (the feet stand within "
+                          f"2.5 cm of the places of {state.position}, and extensions from there fell in "
+                          "seeded random sequences; the weight shift, retire, releve and pivot are "
+                          f"balanced there); start the sequence in {state.position} for it")
+    if name in _BOTH_FEET and state.changed and state.position == "fifth_position":
+        raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
+                          "within 2.5 cm of their places there, and the legs crossed that much off fell "
+                          "in the plie); start the sequence in fifth_position for it")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
@@ -464,9 +506,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
                               f"and taller (at {height:g} m the feet chatter as the heels rise and the "
                               "dancer falls); the releve on one foot is: add weight_shift and retire first")
-    if name.startswith("tendu_") and state.support == "both":
-        raise DancerError(f"{name} needs the weight on the supporting foot first (from both feet the "
-                          "dancer falls closing): add a weight_shift first")
+    if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
+        raise DancerError(f"{name} straight from both feet is balanced in "
+                          f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
+                          "a few); add a weight_shift first")
     if name == "weight_shift" and state.hover:
         raise DancerError("the working foot is still held off the floor after the last step; shifting "
                           "the weight back onto it is not reliably balanced yet (the foot is set down on "
@@ -479,6 +522,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     else:
         support = _support_for(name, side, state)[0]
     balanced_here = BALANCED_FROM[state.position][support]
+    if state.changed and state.position == "fifth_position" and support == "R" and name != "weight_shift":
+        raise DancerError(f"{name} on the right (front) foot after a change into fifth_position is not "
+                          "balanced yet (the back leg's retire fell there); on the left foot it is: add "
+                          "weight_shift:left first")
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
         foot = "" if name in _BOTH_FEET else f" on the {_word(support)} foot"
@@ -492,6 +539,34 @@ def _chained(position: str) -> bool:
     standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
     legs still lean alike there (where the plies are balanced and nothing else is)."""
     return position != "fourth_position"
+
+
+# From first position a weight shift ends with the supporting leg as near vertical as the body
+# allows (see leg_line): once the weight is over the foot, the pelvis comes over the supporting
+# leg in the last UPRIGHT_SHARE of the step's seconds, the COM going to the point of the foot where
+# that leg stands straightest.
+# Tried from second, third and fifth (the point computed for each foot of each position): the
+# tilt went from 12-14 to 4.5-9.5 degrees but the COM left the loaded part of the feet (in fifth
+# the target is 8 cm from the middle of the back foot) and in second the dancer fell.
+UPRIGHT_FROM = frozenset({"first_position"})
+UPRIGHT_SHARE = 0.45
+
+
+def _upright_split(duration: float, state: State) -> tuple[float, float]:
+    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). After
+    a change of position the feet stand up to 2.3 cm off their places and the point, 2 cm inside
+    the inner heel edge, fell outside the loaded part of the foot: over the foot only, there."""
+    if state.position not in UPRIGHT_FROM or state.changed:
+        return duration, 0.0
+    return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
+
+
+def _upright(label: str, seconds: float, pose: dict[str, float], position: str, support: str) -> list[Phase]:
+    """The end of a weight shift onto ``support``: the supporting leg brought upright."""
+    if not seconds:
+        return []
+    return [Phase(label, seconds, pose, "both", "upright:" + support, 0.5, 0.6 * seconds,
+                  closed_chain=_chained(position))]
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -535,23 +610,34 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             return phases, replace(state, support="both")
         support = state.support if state.support in ("L", "R") else "L"
         working = other(support)
-        shift, move, close = _split(total, 2.0, 1.5, 1.5) if state.support == "both" else \
-            (0.0, *_split(total, 1.0, 1.0))
+        # Shares of the step's seconds: the weight onto the supporting foot (from both feet), the
+        # foot up, carried, set down (the weight still over the supporting foot), the weight to the
+        # middle of the new position. Then it settles there for TRANSITION_SETTLE seconds.
+        shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, 0.75, 1.75)
+        shift, lift, carry, down, middle = _split(total, *shares)
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
                                 closed_chain=chained))
-        # The working foot comes off the floor flat, goes by IK to just above its place in the new
-        # position (relative to the supporting foot), and the closed chain sets it down there.
         moved = dict(pose)
         moved.update(arms("low"))
         if not (state.raised or state.hover):
-            phases.append(Phase(label, 0.3 * move, _on(moved, working, _small_lift), support,
-                                "foot:" + support, 0.27 * move, 0.5))
-        phases.append(Phase(label, 0.7 * move, moved, support, "foot:" + support, 0.63 * move, 0.5,
+            # Straight up off its spot (by IK): the position's own lift pose, written for a centred
+            # pelvis, swung the foot of a wide position 24 cm across under a pelvis over the other foot.
+            phases.append(Phase(label, lift, moved, support, "foot:" + support, 0.9 * lift, 0.5,
+                                land=TRANSITION_HOVER))
+        # Over a raised midpoint to just above its place in the new position (relative to the
+        # supporting foot as it stands), by IK; the closed chain then sets it down there ...
+        phases.append(Phase(label, carry, moved, support, "foot:" + support, 0.9 * carry, 0.5,
                             land=TRANSITION_HOVER, place=name))
-        phases.append(Phase(label, close, target_pose, "both", "both", 0.6 * close,
-                            0.9 * close, closed_chain=_chained(name), place=name))
-        return phases, State(name, target_pose)
+        phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
+                            closed_chain=_chained(name), place=name))
+        # ... and the weight goes to the middle of the new position (aimed now that both feet are
+        # down) and settles there: the next step starts from it as from a sequence's first position.
+        phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
+                            closed_chain=_chained(name), place=name))
+        phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
+                            closed_chain=_chained(name), place=name))
+        return phases, State(name, target_pose, changed=True)
 
     support, working = _support_for(name, side, state)
 
@@ -573,19 +659,26 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             landed = f".{other(state.support)}_"
             shift_pose = {k: v for k, v in pose.items()
                           if landed not in k or k.startswith(("upper_arm", "forearm"))}
-            phases.append(Phase(label, duration, shift_pose, "both", "foot:" + support, 0.5,
-                                2.0, closed_chain=chained))
+            shift, upright = _upright_split(duration, state)
+            phases.append(Phase(label, shift, shift_pose, "both", "foot:" + support, 0.5,
+                                min(2.0, 0.8 * shift), closed_chain=chained))
+            phases.extend(_upright(label, upright, shift_pose, state.position, support))
             return phases, replace(state, support=support, hover=False)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
-            to_middle, across = _split(duration, 2.0, 3.0)
+            shift, upright = _upright_split(duration, state)
+            to_middle, across = _split(shift, 2.0, 3.0)
             phases.append(Phase(label, to_middle, pose, "both", "stand", 0.5,
                                 0.8 * to_middle, closed_chain=chained))
             phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5,
                                 0.7 * across, closed_chain=chained))
+            phases.extend(_upright(label, upright, pose, state.position, support))
             return phases, replace(state, support=support, hover=False)
-        phases.append(Phase(label, duration, pose, "both", "foot:" + support, 0.5, 2.0, closed_chain=chained))
+        shift, upright = _upright_split(duration, state)
+        phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
+                            closed_chain=chained))
+        phases.extend(_upright(label, upright, pose, state.position, support))
         return phases, replace(state, support=support, hover=False)
 
     if name in ("demi_plie", "grand_plie"):
@@ -608,7 +701,12 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # In fourth, one foot ahead of the other, bending each leg in its own turned-out plane by
         # the angles above sent the pelvis back over the rear heel (the dancer fell): there the
         # legs are solved for the pelvis going straight down instead.
-        sink = PLIE_SINK[name] if state.position == "fourth_position" else 0.0
+        # After a change of position or a tendu from both feet the feet stand where the closed chain
+        # set them (within a couple of centimetres of the position's places, a knee still bent):
+        # bending the position's angles from there walked them and the dancer fell, so the legs are
+        # solved for the pelvis going straight down there too.
+        solved = state.position == "fourth_position" or state.changed or state.closed
+        sink = PLIE_SINK[name] if solved else 0.0
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, sink=sink))
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
@@ -650,23 +748,28 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         out_time = back_time = 0.5 * duration
         # The foot first comes off the floor flat (the pelvis sits lower over the leaning
         # supporting leg than in the pose, so a brushing foot would dig in), then goes out.
-        lifted = _on(pose, working, _small_lift)
+        lifted = _free_lift(state, working, turnout, height)
+        phases_out.extend(_off_the_floor(state, working, support, label, lifted))
+        # From both feet it comes back over its spot by IK, where the closed chain sets it down: the
+        # lift pose, written for a centred pelvis, held it 8 cm across, under the pelvis over the
+        # other foot, and the foot closed 3 cm off its place.
+        closing = TENDU_HOVER if state.support == "both" else None
+        near = pose if closing else lifted
         phases_out.append(Phase(label, 0.3 * out_time, lifted, support, "foot:" + support,
                                 0.27 * out_time, 0.3))
         phases_out.append(Phase(label, 0.7 * out_time, out, support, "foot:" + support, 0.63 * out_time, 0.3,
                                 via=brush, key=True))
-        phases_out.append(Phase(label, 0.7 * back_time, lifted, support, "foot:" + support,
-                                0.63 * back_time, 0.3, via=brush))
+        phases_out.append(Phase(label, 0.7 * back_time, near, support, "foot:" + support,
+                                0.63 * back_time, 0.3, via=brush, land=closing))
         # Back over its spot, just above the floor: touching down unweighted would need the
         # foot placed to the millimetre; the next step on both feet sets it down.
-        hover = lifted
-        phases_out.append(Phase(label, 0.3 * back_time, hover, support, "foot:" + support,
-                                0.27 * back_time, 0.3, keep_lean=True))
+        phases_out.append(Phase(label, 0.3 * back_time, near, support, "foot:" + support,
+                                0.27 * back_time, 0.3, keep_lean=not closing, land=closing))
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
             phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
                                     0.8 * TENDU_CLOSE, closed_chain=chained))
-            return phases_out, state
+            return phases_out, replace(state, closed=True)
         return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:
@@ -685,7 +788,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the working leg is already in retire")
         up = _on(pose, working, retire_pose)
         via = _on(up, working, retire_lift_pose)
-        phases.extend(_lift_first(state, working, support, label))
+        phases.extend(_off_the_floor(state, working, support, label,
+                                     _free_lift(state, working, turnout, height)))
         # The paper's retire and releve as tuned: levelling the pelvis while the foot leaves the
         # floor upset small (fast) bodies.
         phases.append(Phase(label, duration, up, support, "foot:" + support, 2.5 / 3.5 * duration, 0.5,
@@ -736,7 +840,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     attitude.update(_working(working, bend))
     share = (0.0, 0.55, 0.45)
     if not state.raised:
-        phases_out.extend(_lift_first(state, working, support, label))
+        phases_out.extend(_off_the_floor(state, working, support, label,
+                                         _free_lift(state, working, turnout, height)))
         # Into the retire as the retire step does it (faster, the foot leaving the floor upsets
         # the balance); the extension's own seconds start after it.
         phases_out.append(Phase(label, kinds["retire"], retired, support, "foot:" + support,
@@ -748,8 +853,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                             0.45 * share[2] * duration, 0.3, via=attitude))
     if not state.raised:
         # Down to just above its spot on the floor, as a tendu ends.
-        phases_out.append(Phase(label, 0.5 * share[2] * duration, _on(pose, working, _small_lift), support,
-                                "foot:" + support, 0.45 * share[2] * duration, 0.3,
+        phases_out.append(Phase(label, 0.5 * share[2] * duration, _free_lift(state, working, turnout, height),
+                                support, "foot:" + support, 0.45 * share[2] * duration, 0.3,
                                 via=_on(retired, working, retire_lift_pose), keep_lean=True))
         return phases_out, replace(state, hover=True)
     phases_out[-1].duration = share[2] * duration
@@ -797,15 +902,50 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float) ->
 BACK_FOOT_LIFT = 1.0  # seconds the back foot of third or fifth takes to come off the floor flat
 
 
-def _lift_first(state: State, working: str, support: str, label: str) -> list[Phase]:
+def _lift_first(state: State, working: str, support: str, label: str,
+                lifted: dict[str, float]) -> list[Phase]:
     """In third and fifth the back (left) foot, crossed behind the supporting one, goes into the
     retire straight from the floor along a path that swings the leg out and the dancer fell; from
     the tendu's flat lift (a few centimetres off its spot) it goes there cleanly, so it lifts so
     first."""
     if state.hover or working != "L" or state.position not in ("third_position", "fifth_position"):
         return []
-    lifted = _on(state.pose, working, _small_lift)
     return [Phase(label, BACK_FOOT_LIFT, lifted, support, "foot:" + support, 0.9 * BACK_FOOT_LIFT, 0.3)]
+
+
+STRAIGHTEN_SECONDS = 2.0  # the free foot's lift and the supporting leg's straightening after a weight shift
+# Where the closed-chain weight shift leaves the supporting knee bent (the other foot, far out or
+# crossed, holds the pelvis down): second 46 degrees, third and fifth onto the front foot 17-21.
+STRAIGHTEN_IN = ("second_position", "third_position", "fifth_position")
+
+
+def _off_the_floor(state: State, working: str, support: str, label: str,
+                   lifted: dict[str, float]) -> list[Phase]:
+    """How the free foot first leaves the floor after a weight shift.
+
+    In second, third and fifth the weight shift can leave the pelvis low over a bent supporting
+    knee. The free foot lifts a few centimetres, flat, and the supporting leg straightens under
+    the pelvis, which rises, before the free leg goes anywhere: its poses are written for a
+    straight supporting leg (from a bent one, in second the working foot was driven into the
+    floor; in third and fifth the pelvis tipped 14 degrees and the back tendu stepped onto the
+    floor). Elsewhere the back foot of a crossed position lifts flat first (``_lift_first``)."""
+    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and state.support == support:
+        return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
+                      0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
+    return _lift_first(state, working, support, label, lifted)
+
+
+def _free_lift(state: State, working: str, turnout: float, height: float) -> dict[str, float]:
+    """The working foot a few centimetres off the floor, flat (where one-foot steps start and end).
+
+    In third and fifth it is under its own hip as in first position, not crossed: from the crossed
+    place a tendu back of the front foot swept through the supporting foot (it slid 10 cm) and the
+    dancer fell."""
+    pose = state.pose
+    if state.position in ("third_position", "fifth_position"):
+        first = position_pose("first_position", turnout, height)
+        pose = {**pose, **{f"thigh.{working}_{a}": first.get(f"thigh.{working}_{a}", 0.0) for a in "xy"}}
+    return _on(pose, working, _small_lift)
 
 
 def _name(body: str, side: str, axis: str) -> str:

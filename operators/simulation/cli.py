@@ -1,6 +1,8 @@
 """The headless ``simulate`` subcommand: jelly drop, folding jelly sheet, rope or rigid pile through the
 operators."""
 
+import argparse
+
 from .. import writers
 from ..cli import COMMON, call_operator
 from .properties import _SolverProperties
@@ -31,6 +33,12 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument(
         "--preset", help="a preset of presets/simulation.toml (jelly, rubber, rope, chain, stiff)"
+    )
+    parser.add_argument(
+        "--limit-stretch",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="jelly: pull edges stretched past Max Stretch back every frame (default: on, Limit Stretch)",
     )
     parser.add_argument("--cubes", type=int, default=None, help="pile: how many cubes to pour")
     parser.add_argument("--friction", type=float, default=None, help="friction while sliding (dynamic)")
@@ -63,6 +71,8 @@ def _cli_simulate(args, context) -> None:
     if args.substeps is not None:
         settings.substeps = args.substeps
         settings.auto_substeps = False
+    if args.limit_stretch is not None:
+        settings.limit_stretch = args.limit_stretch
     settings.solver = args.solver
     for key in ("friction", "static_friction", "particle_radius", "rolling_resistance"):
         if getattr(args, key) is not None:
@@ -84,7 +94,9 @@ def _cli_simulate(args, context) -> None:
     folder = "" if args.out is None else str(args.out.resolve().parent / f"{args.out.stem}_cache")
     soft = {
         key: getattr(settings, key)
-        for key in ("use_volume", "pressure", "shape_stiffness", "shape_regions", "self_collision")
+        for key in (
+            "use_volume", "pressure", "shape_stiffness", "shape_regions", "self_collision", "limit_stretch"
+        )  # fmt: skip
     }
     if args.scene == "sheet":
         call_operator("procanim.add_sheet_demo")

