@@ -32,6 +32,7 @@ from ..geometry.rotation import (
     polar_rotation_one,
     quaternion_to_matrix,
 )
+from ..geometry.small_systems import solve_spd_batch
 from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
@@ -516,7 +517,7 @@ class World:
         free = self._w > 0
         self._prepare_colliders(x, np.zeros_like(x), 1e-3)
         clusters = self._awake()[0]
-        if self._rigid is not None and self._ground is not None:
+        if self._rigid is not None and self._rigid["sequential"] and self._ground is not None:
             # A rigid body in the ground rises straight out of it (contact by contact it would also turn).
             members, starts = self._clusters["members"], self._clusters["starts"]
             floor = self._ground[0] + self.particle_radius
@@ -622,20 +623,19 @@ class World:
         low = np.minimum.reduceat(points, starts) - 2.0 * self.particle_radius
         high = np.maximum.reduceat(points, starts) + 2.0 * self.particle_radius
         present = ~state["held"]
-        # One body per step, the first due one, once its spot is clear; the ones after it are put off by
-        # as long as it waited, so they still leave one interval apart instead of in a burst.
-        body = due[np.argmin(state["release"][due])]
-        if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
-            return
-        waited = self.time - state["release"][body]
-        later = state["held"] & (state["release"] > state["release"][body])
-        state["release"][later] += max(waited, 0.0)
-        released = members[cluster == body]
-        self._w[released] = state["weights"][released]
-        self._v[released] = 0.0
-        state["held"][body] = False
-        state["calm"][body] = 0
-        self._active_clusters = None
+        letting_go = np.zeros_like(present)
+        for body in due[np.argsort(state["release"][due], kind="stable")]:
+            if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
+                break
+            present[body] = letting_go[body] = True
+        due = letting_go
+        if np.any(due):
+            released = members[due[cluster]]
+            self._w[released] = state["weights"][released]
+            self._v[released] = 0.0
+            state["held"] &= ~due
+            state["calm"][due] = 0
+            self._active_clusters = None
 
     def _update_sleep(self, dt: float, before: NDArray[np.float64]) -> None:
         state, clusters = self._sleep, self._clusters
@@ -687,7 +687,7 @@ class World:
     # (inverse masses, world inverse inertias) of the bodies a contact solve works on, compact-indexed.
     _body_frame: tuple = ()
 
-    def enable_rigid_contacts(self, normals: ArrayLike | None = None) -> None:
+    def enable_rigid_contacts(self, normals: ArrayLike | None = None, sequential: bool | None = None) -> None:
         """Resolve contacts of shape-matched bodies (disjoint clusters of stiffness 1) as rigid-body
         contacts: a contact's correction is sized by the body's mass and inertia at the contact point
         (Müller et al. 2020, "Detailed rigid body simulation with extended position based dynamics")
@@ -699,7 +699,15 @@ class World:
         ``normals`` ``(N, 3)``: the outward surface normal at each particle in the rest pose (particles
         sampled on the bodies' surfaces). Two touching bodies then push along their surfaces' normals,
         not along the line between two particles, so flat faces slide over each other instead of
-        interlocking like egg crates."""
+        interlocking like egg crates.
+
+        ``sequential`` (default off; None keeps the current choice): solve the contacts one after
+        another instead (Müller et al. 2020; ``_sweep_rigid_contacts``), with static friction per contact
+        patch, dynamic friction and no bounce in a velocity pass, rolling resistance
+        (``set_rolling_resistance``) and exact rigid rotations in the shape match: bodies then roll,
+        topple and keep their spin, which the body-by-body fit does not let them (a drum stops within a
+        frame). Not the default yet: a 1 cm plank landing on another at 10 m/s bounces 6 cm and slides
+        off (the auto-substep plank test), see notes/issue-19b.md, session 4."""
         clusters = self._clusters
         if clusters is None or np.any(clusters["share"] > 1) or np.any(clusters["stiffness"] < 1.0):
             raise SimulationError("rigid contacts need rigid shape-matched bodies (disjoint, stiffness 1)")
@@ -709,6 +717,7 @@ class World:
         inertia = np.einsum("kii->k", second)[:, None, None] * np.eye(3) - second
         body = np.full(len(self._x), -1, np.int64)
         body[members] = clusters["cluster"]
+        keep_sequential = self._rigid is not None and self._rigid["sequential"]
         if normals is None:
             normals = self._rigid["normals"] if self._rigid is not None else np.zeros_like(self._x)
         normals = np.array(normals, dtype=np.float64)
@@ -721,7 +730,22 @@ class World:
             "inverse_total": 1.0 / clusters["total"],
             "inertia": inertia,
             "inverse_inertia": np.linalg.pinv(inertia),  # pinv: a flat or 2-particle body has an I of rank 2
+            "sequential": bool(sequential) if sequential is not None else keep_sequential,
         }
+
+    def _effective_inverse_masses(self, p, particles, directions, centroids, inverse_inertia) -> NDArray:
+        """How far each particle's contact point moves along its direction per unit correction: its
+        own inverse mass, or for a particle of an awake rigid body ``1/M + (r x e) . I^-1 (r x e)``."""
+        w = self._w[particles]
+        body = self._rigid["body"][particles]
+        rigid = np.flatnonzero((body >= 0) & (w > 0))
+        result = w.copy()
+        if len(rigid):
+            owner = body[rigid]
+            arm = _cross_rows(p[particles[rigid]] - centroids[owner], directions[rigid])
+            turn = np.einsum("kij,kj->ki", inverse_inertia[owner], arm)
+            result[rigid] = self._rigid["inverse_total"][owner] + np.einsum("ij,ij->i", arm, turn)
+        return result
 
     def _contact_normals(self, i, j, delta, length, reach, turn) -> tuple[NDArray, NDArray]:
         """Normals (pushing ``i`` away from ``j``) and depths of touching particle pairs: along the
@@ -752,23 +776,155 @@ class World:
         return normal, depth
 
     def _solve_rigid_contacts(self, p, pairs, start, free) -> None:
-        """The ground and the particle pairs as rigid-body contacts (``enable_rigid_contacts``), solved
-        one after another (Gauss-Seidel, Müller et al. 2020, section 3.5): each contact's depth is
-        evaluated again after the contacts before it moved its bodies, and corrected by an impulse that
-        moves and turns both bodies by their generalized inverse masses ``1/M + (r x n) . I^-1 (r x n)``;
-        then static friction cancels the contact's slip this substep while that takes no more than
-        ``mu_s`` times the normal correction, else dynamic friction ``mu_d`` times it. Contacts are
-        ordered ground first, then deepest first, and batched so that no body appears twice in a batch
-        (one numpy pass per batch, equal to the sequential sweep in that order).
-
-        An overlap that was already there when the substep began (left by a crowded stack or an
-        impact the solver could not undo at once) is pushed out without becoming velocity: the body's
-        start position moves with its share of that part, so no contact launches a body (no
-        restitution)."""
+        """The ground and the particle pairs as rigid-body contacts (``enable_rigid_contacts``): solved
+        one after another with ``sequential`` (see ``_sweep_rigid_contacts``), else fitted body by body
+        (``_fit_rigid_contacts``)."""
+        if not self._rigid["sequential"]:
+            self._fit_rigid_contacts(p, pairs, start, free)
+            return
         turn = quaternion_to_matrix(self._clusters["quaternions"])
         contacts = self._gather_rigid_contacts(p, pairs, start, free, turn)
         if contacts is not None:
             self._sweep_rigid_contacts(p, start, contacts, turn)
+
+    def _fit_rigid_contacts(self, p, pairs, start, free) -> None:
+        """The ground first, then the pairs (seeing the ground's corrections): a body resting on one
+        that rests on the ground is held in the same substep, not one substep later."""
+        turn = quaternion_to_matrix(self._clusters["quaternions"])
+        # einsum, not matmul: stacked 3 x 3 matmuls go through OpenBLAS, whose threads cost more.
+        inverse_inertia = np.einsum("kij,kjl,kml->kim", turn, self._rigid["inverse_inertia"], turn)
+        frames = (turn, inverse_inertia)  # the rotations change only in shape matching: shared by both
+        self._project_rigid_contacts(p, None, start, free, frames)
+        self._project_rigid_contacts(p, pairs, start, None, frames)
+
+    def _project_rigid_contacts(self, p, pairs, start, free, frames) -> None:
+        """Particle pairs and the ground as rigid-body contacts (``enable_rigid_contacts``), Jacobi over
+        each body's contacts, with static and dynamic friction on the slip during this substep.
+
+        An overlap that was already there when the substep began (left by a crowded stack or an
+        impact the solver could not undo at once) is pushed out without becoming velocity: the body's
+        share of it moves its start position too, so no contact launches a body (no restitution)."""
+        firsts, seconds, corrections, existing, normals, impacts = [], [], [], [], [], []
+        if pairs is not None and len(pairs):
+            i, j = pairs[:, 0], pairs[:, 1]
+            delta = p[i] - p[j]
+            length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
+            reach = 2.0 * self.particle_radius
+            hit = length < self._pair_reach()
+            if np.any(hit):
+                i, j, delta, length = i[hit], j[hit], delta[hit], length[hit]
+                normal, depth = self._contact_normals(i, j, delta, length, reach, frames[0])
+                touching = depth > 0
+                i, j, normal, depth = i[touching], j[touching], normal[touching], depth[touching]
+                slip = (p[i] - start[i]) - (p[j] - start[j])
+                closing = -np.einsum("ij,ij->i", slip, normal)
+                slip -= normal * (-closing)[:, None]
+                amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
+                static = self.particle_static_friction
+                shrink = _friction_shrink(amount, depth, self.particle_friction, static)
+                impacts.append(closing > _IMPACT_SPEED * self._substep_length)
+                firsts.append(i)
+                seconds.append(j)
+                corrections.append(normal * depth[:, None] - slip * shrink[:, None])
+                before = reach - np.einsum("ij,ij->i", start[i] - start[j], normal)
+                existing.append(normal * np.clip(before, 0.0, depth)[:, None])
+                normals.append(normal)
+        if self._ground is not None and free is not None:
+            height, friction, static = self._ground
+            floor = height + self.particle_radius
+            below = np.flatnonzero((p[:, 2] < floor) & free)
+            if len(below):
+                depth = floor - p[below, 2]
+                correction = np.zeros((len(below), 3))
+                correction[:, 2] = depth
+                slip = p[below, :2] - start[below, :2]
+                amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
+                correction[:, :2] = -slip * _friction_shrink(amount, depth, friction, static)[:, None]
+                firsts.append(below)
+                seconds.append(np.full(len(below), -1, np.int64))
+                corrections.append(correction)
+                overlap = np.zeros((len(below), 3))
+                overlap[:, 2] = np.clip(floor - start[below, 2], 0.0, depth)
+                existing.append(overlap)
+                normals.append(np.tile([0.0, 0.0, 1.0], (len(below), 1)))
+                impacts.append(np.zeros(len(below), bool))
+        if not firsts:
+            return
+        a, b, correction = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(corrections)
+        existing = np.concatenate(existing)
+        magnitude = np.sqrt(np.einsum("ij,ij->i", correction, correction))
+        direction = correction / np.maximum(magnitude, _TINY)[:, None]
+        clusters, rigid = self._clusters, self._rigid
+        members, starts = clusters["members"], clusters["starts"]
+        centroids = np.add.reduceat(p[members] * rigid["mass3"], starts) / clusters["total"][:, None]
+        turn, inverse_inertia = frames
+        # Each side's share of a contact's correction, by how easily it moves there (a sleeping or
+        # pinned side: none).
+        weight_a = self._effective_inverse_masses(p, a, direction, centroids, inverse_inertia)
+        paired = np.flatnonzero(b >= 0)
+        weight_b = np.zeros(len(a))
+        weight_b[paired] = self._effective_inverse_masses(
+            p, b[paired], direction[paired], centroids, inverse_inertia
+        )
+        # Shock propagation: where one body rests on another (a contact normal near the vertical, not
+        # an impact), the lower one takes none of the correction, as if it were immovable. A stack
+        # then holds in one pass from the ground up instead of sinking into itself and springing back
+        # every substep (the lower body still carries the upper one's friction and sideways pushes).
+        gravity = self.gravity / max(float(np.linalg.norm(self.gravity)), _TINY)
+        lift = np.where(np.concatenate(impacts), 0.0, np.concatenate(normals) @ -gravity)
+        weight_a[lift < -_SUPPORT] = 0.0
+        weight_b[lift > _SUPPORT] = 0.0
+        total = weight_a + weight_b
+        share = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 0.0)
+        particles = np.concatenate((a, b[paired]))
+        sides = np.concatenate((weight_a * share, -(weight_b * share)[paired]))
+        rows = np.concatenate((np.arange(len(a)), paired))
+        targets = correction[rows] * sides[:, None]
+        overlaps = existing[rows] * sides[:, None]
+        moving = sides != 0
+        particles, targets, overlaps = particles[moving], targets[moving], overlaps[moving]
+        if len(particles) == 0:
+            return
+        # Every body moves rigidly to best meet all its contact points' targets at once (least squares
+        # over its contacts; with one contact, the mass-weighted smallest motion that meets it: the
+        # rigid-body response). Contacts sharing a face then push it out by their full depth, where
+        # averaging single-contact responses would leave most of it in (their turns cancel out).
+        # Only the bodies touched here are solved for and moved (a compact index over them).
+        touched = np.flatnonzero(np.bincount(rigid["body"][particles], minlength=len(clusters["total"])))
+        compact = np.zeros(len(clusters["total"]), np.int64)
+        compact[touched] = np.arange(len(touched))
+        body = compact[rigid["body"][particles]]
+        centroids = centroids[touched]
+        arm = p[particles] - centroids[body]
+        count = len(touched)
+        skew = np.zeros((len(arm), 3, 3))
+        skew[:, 0, 1], skew[:, 0, 2], skew[:, 1, 2] = -arm[:, 2], arm[:, 1], -arm[:, 0]
+        skew[:, 1, 0], skew[:, 2, 0], skew[:, 2, 1] = arm[:, 2], -arm[:, 1], arm[:, 0]
+        # Rows of one contact point: displacement = t + theta x r = [I, -[r]x] (t, theta).
+        rows_of = np.concatenate((np.broadcast_to(np.eye(3), skew.shape), -skew), axis=2)  # (K, 3, 6)
+        normal = np.einsum("kia,kib->kab", rows_of, rows_of).reshape(-1, 36)
+        # Per-body sums as one bincount over (body, entry) slots, not one per entry.
+        matrix = np.bincount(
+            (body[:, None] * 36 + np.arange(36)).reshape(-1), weights=normal.reshape(-1), minlength=count * 36
+        ).reshape(count, 6, 6)
+        regular = np.zeros((count, 6, 6))
+        regular[:, :3, :3] = np.eye(3) * clusters["total"][touched, None, None]
+        turned = turn[touched]
+        regular[:, 3:, 3:] = np.einsum("kij,kjl,kml->kim", turned, rigid["inertia"][touched], turned)
+        # A tiny mass-weighted regulariser picks the least-effort motion where contacts leave freedom.
+        matrix += 1e-6 * regular + 1e-12 * np.eye(6)
+        # Right-hand sides: the contact targets and, second column, the overlaps already there.
+        right = np.einsum("kia,kic->kac", rows_of, np.stack((targets, overlaps), axis=2))  # (K, 6, 2)
+        stacked = np.bincount(
+            (body[:, None] * 12 + np.arange(12)).reshape(-1), weights=right.reshape(-1), minlength=count * 12
+        ).reshape(count, 6, 2)
+        motion = solve_spd_batch(matrix, stacked)
+        moved = members[np.isin(clusters["cluster"], touched)]
+        owner = compact[rigid["body"][moved]]
+        relative = p[moved] - centroids[owner]
+        for column, target in ((0, p), (1, start)):
+            translation, rotation = motion[:, :3, column], motion[:, 3:, column]
+            target[moved] += translation[owner] + _cross_rows(rotation[owner], relative)
 
     def _gather_rigid_contacts(self, p, pairs, start, free, turn) -> dict | None:
         """The touching contacts at ``p``: particle ``first`` pushed along ``normal`` away from particle
@@ -1054,8 +1210,10 @@ class World:
         patch), as a wheel's or a ball's rolling resistance: a ring rolling on flat ground slows at
         ``coefficient * g / 2``, a solid ball at ``coefficient * g / 1.4``. It only slows the rolling
         (never turns a body back), and leaves spinning about the contact normal to friction."""
-        if self._rigid is None:
-            raise SimulationError("rolling resistance needs rigid contacts (enable_rigid_contacts)")
+        if self._rigid is None or not self._rigid["sequential"]:
+            raise SimulationError(
+                "rolling resistance needs sequential rigid contacts (enable_rigid_contacts(sequential=True))"
+            )
         if not (np.isfinite(coefficient) and coefficient >= 0):
             raise SimulationError(f"rolling resistance must be a number >= 0, got {coefficient}")
         self._rolling_resistance = float(coefficient)
@@ -1374,7 +1532,7 @@ class World:
                     self._solve_shapes(p, substeps * iterations, clusters)
                 np.subtract(p, start, out=v)
                 v *= keep / h
-                if self._rigid is not None:
+                if self._rigid is not None and self._rigid["sequential"]:
                     self._rigid_velocity_pass(p, v, h)
                 x, spare = p, start
             if self.strain_limiting:
@@ -2005,7 +2163,7 @@ class World:
         quaternions = clusters["quaternions"]
         inverted = np.linalg.det(covariance) <= 0
         cold = ~warm | inverted
-        if self._rigid is not None:
+        if self._rigid is not None and self._rigid["sequential"]:
             # Rigid bodies: the exact rotation (SVD). Müller's iteration warm-started from the last
             # rotation recovers 8/9 of each substep's turn in 2 steps, and the missing ninth compounds:
             # a cube spinning in the air kept none of its spin after a second, a drum stopped rolling,
@@ -2049,9 +2207,9 @@ class World:
             covariance = np.einsum("ij,ik->jk", p, clusters["mass_rest"])
         quaternions, warm = clusters["quaternions"], clusters["warm"]
         (a, b, c), (d, e, f), (g, h, i) = covariance.tolist()
-        # Rigid bodies take the exact rotation (see _solve_shapes).
+        # Rigid bodies with sequential contacts take the exact rotation (see _solve_shapes).
         turning = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0
-        if self._rigid is None and warm[0] and turning:
+        if not (self._rigid is not None and self._rigid["sequential"]) and warm[0] and turning:
             quaternions[0] = polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
         else:
             quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]

@@ -138,18 +138,6 @@ class _RigidPileProperties(_AutoSubstepProperties):
         min=0,
         max=1000,
     )
-    rolling_resistance: FloatProperty(
-        name="Rolling Resistance",
-        description=(
-            "How hard rolling is: a torque of this times the contact's load times the body's radius against "
-            "rolling, so a rolling wheel slows at this times g / 2 and a ball at this times g / 1.4 "
-            "(0 rolls freely; tyres on road about 0.01, a ball on grass about 0.1)"
-        ),
-        default=0.0,
-        min=0.0,
-        max=1.0,
-        soft_max=0.3,
-    )
 
 
 class _SoftBodyProperties(_AutoSubstepProperties):
@@ -158,8 +146,8 @@ class _SoftBodyProperties(_AutoSubstepProperties):
         description=(
             "At the end of every frame pull edges stretched past Max Stretch back (strain limiting, like "
             "Cloth's max stretch), so Auto Substeps needs only the substeps the motion needs: 2-5x faster "
-            "on fine meshes. Cloth-like bodies only: with Keep Volume, Shape Stiffness or Self Collision "
-            "the substeps keep the stretch"
+            "on fine meshes. Cloth-like meshes baked alone only: with Keep Volume, Shape Stiffness, Self "
+            "Collision or several meshes at once the substeps keep the stretch"
         ),
         default=True,
     )
@@ -248,10 +236,6 @@ def simulation_settings(op, context: bpy.types.Context, **overrides) -> Simulati
     if hasattr(op, "limit_stretch"):
         values.update(limit_stretch=op.limit_stretch)
     if hasattr(op, "static_friction"):
-        values.update(
-            static_friction=op.static_friction,
-            pour_interval=op.pour_interval,
-            rolling_resistance=op.rolling_resistance,
-        )
+        values.update(static_friction=op.static_friction, pour_interval=op.pour_interval)
     values.update(overrides)
     return SimulationSettings(**values)

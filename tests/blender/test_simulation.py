@@ -203,12 +203,7 @@ def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_setti
     assert settings.pour_interval > 0  # the demo prepared the sidebar's Bake Rigid Pile for a pour
     cubes = sorted(bpy.context.selected_objects, key=lambda o: o.matrix_world[2][3])  # lowest first
     spout = max(c.matrix_world[2][3] for c in cubes)
-    overrides = {
-        "frame_count": 60,
-        "pour_interval": settings.pour_interval,
-        "static_friction": 0.8,
-        "rolling_resistance": 0.1,  # passed through to the rigid world (cubes barely roll)
-    }
+    overrides = {"frame_count": 60, "pour_interval": settings.pour_interval, "static_friction": 0.8}
     assert bpy.ops.procanim.bake_rigid_pile(**overrides) == {"FINISHED"}
     scene = bpy.context.scene
     heights = []
@@ -383,6 +378,16 @@ def test_cli_simulate_saves_a_baked_rope(tmp_path):
     rig = bpy.data.objects["Rope Rig"]
     fcurves = _module("operators.writers").fcurves_of(rig)
     assert fcurves and all(len(f.keyframe_points) == 7 for f in fcurves)
+
+
+def test_cli_simulate_no_limit_stretch_reaches_the_bake(tmp_path):
+    out = tmp_path / "jelly.blend"
+    args = ("simulate", "--scene", "jelly", "--length", "2", "--no-limit-stretch", "--out", str(out))
+    result = run_cli(*args, tmp_path=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    assert bpy.context.scene.procanim.simulation.limit_stretch is False
+    assert "ProcAnim Cache" in bpy.data.objects["Jelly"].modifiers
 
 
 def test_cli_simulate_sheet_folds_a_jelly_sheet_with_self_collision(tmp_path):

@@ -166,8 +166,7 @@ def _plank(size, centre, turn: bool = False):
 
 
 def _plank_on_plank(settings):
-    """Per frame: the lowest point of the falling plank where it crosses the lower one's footprint, and
-    how far the lower plank was knocked from where it lay."""
+    """Lowest point, per frame, of the falling plank where it crosses the lower one's footprint."""
     from addon.simulation.scenes import build_rigid_world
 
     size = np.array([0.4, 0.08, 0.01])
@@ -176,14 +175,12 @@ def _plank_on_plank(settings):
     vertices, triangles = _plank(size, [0.0, 0.0, 5.0], turn=True)
     falling = Body("falling", vertices, triangles=triangles)
     world, _, offsets = build_rigid_world([below, falling], [], settings)
-    lowest, knocked = [], []
-    start = world.positions[: offsets[1]].mean(axis=0)
+    lowest = []
     for _, positions in run_frames(world, settings, 1):
         upper = positions[offsets[1] :]
         over = (np.abs(upper[:, 0]) < 0.2) & (np.abs(upper[:, 1]) < 0.04)
         lowest.append(float(upper[over, 2].min()) if over.any() else np.inf)
-        knocked.append(float(np.linalg.norm(positions[: offsets[1]].mean(axis=0) - start)))
-    return world, np.array(lowest), np.array(knocked)
+    return world, np.array(lowest)
 
 
 def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_without_passing_through():
@@ -191,9 +188,8 @@ def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_withou
     each substep's travel under that radius even at the 9.9 m/s of a 5 m fall. Settings as
     bake_rigid_pile's defaults (Substeps 20 is the automatic minimum for piles)."""
     settings = SimulationSettings(frame_count=60, auto_substeps=True, min_substeps=20)
-    world, lowest, knocked = _plank_on_plank(settings)
+    world, lowest = _plank_on_plank(settings)
     assert world.particle_radius == pytest.approx(0.005)
-    assert knocked.max() < 0.005  # the lower plank takes the blow where it lies
     # The lower plank spans z 0..0.01: the falling one never reaches its middle, and ends resting on it.
     # Rigid contacts push along the planks' face normals, so its 5 mm samples rest one diameter above
     # the lower plank's top samples (0.015: lifted a radius off the ground) instead of sinking into
@@ -203,12 +199,41 @@ def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_withou
     assert np.abs(world.velocities).max() < 0.01
 
 
-def test_at_a_fixed_twenty_substeps_the_same_plank_goes_through_or_knocks_the_other_away():
-    """What the automatic substeps prevent: at 2 cm per substep the falling plank sinks twice the lower
-    plank's 1 cm into it before a contact sees it (with the lower plank awake; asleep, it is immovable
-    and happens to hold this one). The per-body contact fit let it pass through to the floor; the
-    sequential contact solve finds it on the right side but knocks the lower plank off the ground."""
+def test_at_a_fixed_twenty_substeps_the_same_plank_tunnels():
+    """What the automatic substeps prevent: 2 cm per substep skips the 1 cm of the lower plank (with the
+    lower plank awake; asleep, it is immovable and happens to hold this one)."""
     settings = SimulationSettings(frame_count=40, substeps=20, sleep_speed=0.0)
-    _, lowest, knocked = _plank_on_plank(settings)
-    # Down on the floor (5 mm particles), through the other plank, or the other knocked away.
-    assert lowest.min() < 0.0075 or knocked.max() > 0.02
+    _, lowest = _plank_on_plank(settings)
+    assert lowest.min() < 0.0075  # down on the floor (5 mm particles), through the other plank
+
+
+
+def _jelly_heights(settings):
+    """The centre of mass height per frame of a 642-vertex jelly (rigid edges and volume, shape
+    matching 0.2: bake_softbody's plain defaults) dropped from 1.3 m, and the frame it landed."""
+    vertices, triangles = icosphere(3, 0.5)
+    body = Body("jelly", vertices + [0.0, 0.0, 1.3], triangle_edges(triangles), triangles)
+    world, _, _ = build_softbody_world([body], [], settings)
+    centre = np.array([positions[:, 2].mean() for _, positions in run_frames(world, settings, 1)])
+    landed = int(np.argmin(centre[:20]))
+    assert centre[landed] < 0.5  # it did land
+    return centre, landed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known: Auto Substeps pumps energy into a jelly with rigid edges and volume (bake_softbody's "
+        "plain defaults): squashed at ~9 substeps, released at ~141, it rises to 1.39 m; at any fixed "
+        "substep count it stays under its drop (notes/issue-19a.md, session 4)"
+    ),
+)
+def test_a_dropped_jelly_with_automatic_substeps_never_rises_above_its_drop_height():
+    automatic = SimulationSettings(frame_count=40, auto_substeps=True, shape_stiffness=0.2)
+    centre, landed = _jelly_heights(automatic)
+    assert centre[landed:].max() < 1.3
+
+
+def test_at_a_fixed_substep_count_the_same_jelly_stays_under_its_drop_height():
+    centre, landed = _jelly_heights(SimulationSettings(frame_count=40, substeps=40, shape_stiffness=0.2))
+    assert centre[landed:].max() < 1.3
