@@ -55,8 +55,8 @@ POSITION_ITEMS = (
     ("THIRD_POSITION", "Third",
      "Feet turned out, the front heel at the middle of the back foot; the sequence continues from here", 3),
     ("FOURTH_POSITION", "Fourth",
-     "Feet turned out, the front foot a foot's length ahead of the back one; the plies are balanced "
-     "here, the weight shift not yet (untick it, or use the step list)", 4),
+     "Feet turned out, the front foot a foot's length ahead of the back one; the weight shift goes "
+     "onto the back (left) foot here", 4),
     ("FIFTH_POSITION", "Fifth",
      "Feet crossed, front heel at the back toes; the sequence continues from here", 2),
 )

@@ -39,25 +39,33 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # ``_off_the_floor`` and ``_free_lift``). In second the weight shift leaves the pelvis low over a
 # bent supporting knee; straightened, every one-foot step follows, but the relevé on one foot
 # falls there (with or without the straightening: the COM runs off the toe sideways 3 s in). In
-# fourth the weight does not get over the front or back foot (the plies there are balanced with
-# the legs solved for the pelvis going straight down).
+# fourth every one-foot step but the tendu back holds on the back (left) foot (the front foot's
+# tendu back passes over the supporting foot, right behind it, its toes catch it and seeded random
+# sequences fell there, 5 of 11); onto the front foot the weight goes by
+# the closed chain and one chain of every step holds, but seeded random sequences fell on it (5
+# of 6 failures in 11: after plies, or after the weight came from the back foot) and coming back
+# from it (to the back foot or to both) fell, so the front foot holds only the plies there.
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 _SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
+_FOURTH_FALLS = frozenset({"tendu_back"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
 # load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
-# moving (but the left foot going behind into fifth: the supporting right foot slid 6 cm or turned
-# 8 degrees), each completes with a weight shift onto the other foot and a retire after it. Not yet:
+# moving (the left one only between first and third: going behind into fifth the supporting right
+# foot slid 6 cm or turned 8 degrees, and out of fifth after a plie the dancer fell), each completes
+# with a weight shift onto the other foot and a retire after it; so do the front foot's closes from
+# fourth (the weight on the back foot) into first, third and fifth. Not yet:
 # out of second (the carried leg swings under the pelvis and the supporting heel comes up; from the
 # left foot only the change into first holds), into second (the change completes, but the weight
-# shift after it ends 5 cm outside the polygon), and anything with fourth.
+# shift after it ends 5 cm outside the polygon), into fourth (the set-down without the closed chain
+# there fell) and out of fourth with the back foot moving.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
-    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L"),
-       ("fifth_position", "first_position", "L"), ("fifth_position", "third_position", "L")])
+    + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
+    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
 # working foot brushes out and back over its spot by IK, and the closed chain closes it there
 # (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
@@ -72,7 +80,7 @@ BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
     "third_position": {"L": BALANCED, "R": BALANCED},
-    "fourth_position": {"L": _BOTH_FEET, "R": _BOTH_FEET},
+    "fourth_position": {"L": BALANCED - _FOURTH_FALLS, "R": _BOTH_FEET},
     "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
 DEFAULT_TURNOUT = np.radians(40.0)
@@ -534,6 +542,9 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "'third_position' for it")
 
 
+FRONT_FOOT = "R"  # the foot in front in third, fourth and fifth (see position_pose)
+
+
 def _chained(position: str) -> bool:
     """Whether the closed-chain weight shift holds the feet in ``position``. Not in fourth yet:
     standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
@@ -553,10 +564,10 @@ UPRIGHT_SHARE = 0.45
 
 
 def _upright_split(duration: float, state: State) -> tuple[float, float]:
-    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). After
-    a change of position the feet stand up to 2.3 cm off their places and the point, 2 cm inside
-    the inner heel edge, fell outside the loaded part of the foot: over the foot only, there."""
-    if state.position not in UPRIGHT_FROM or state.changed:
+    """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). Also
+    after a change into first position (the feet within 2.5 cm of their places; from third and
+    fifth: 5.4 degrees, as from the start, the retire and relevé after it balanced)."""
+    if state.position not in UPRIGHT_FROM:
         return duration, 0.0
     return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
 
@@ -599,7 +610,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if state.releve:
             raise DancerError(f"{name} from releve: the releve on both feet comes down by itself")
         if state.support == "both" and name == state.position:
-            phases.append(Phase(label, _seconds(name, seconds, kinds), pose, "both", "both", 0.5,
+            # In fourth the COM stays where the dancer stood: aimed between the ankles, the legs
+            # leaning alike to get it there, the dancer fell (also before a plie).
+            target = "stand" if state.position == "fourth_position" else "both"
+            phases.append(Phase(label, _seconds(name, seconds, kinds), pose, "both", target, 0.5,
                                 1.0, closed_chain=chained))
             return phases, state
         if name == state.position and not (state.raised or state.hover):
@@ -650,6 +664,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("the weight can only shift with both feet flat on the floor")
         if state.support == support:
             raise DancerError(f"the weight is already on the {_word(support)} foot")
+        # In fourth the weight goes onto the front foot by the closed chain too (the legs leaning
+        # alike tipped the dancer backwards off it within a second); onto the back foot the legs
+        # still lean alike (by the chain the unloaded front foot chattered on the floor and the COM
+        # ended 4 cm outside the polygon). Standing and the plies there lean alike (``_chained``).
+        chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
         if state.hover:
             # The hovering foot joins the stance first (the weight stays where it is), then the
             # weight goes over.
@@ -916,7 +935,7 @@ def _lift_first(state: State, working: str, support: str, label: str,
 STRAIGHTEN_SECONDS = 2.0  # the free foot's lift and the supporting leg's straightening after a weight shift
 # Where the closed-chain weight shift leaves the supporting knee bent (the other foot, far out or
 # crossed, holds the pelvis down): second 46 degrees, third and fifth onto the front foot 17-21.
-STRAIGHTEN_IN = ("second_position", "third_position", "fifth_position")
+STRAIGHTEN_IN = ("second_position", "third_position", "fourth_position", "fifth_position")
 
 
 def _off_the_floor(state: State, working: str, support: str, label: str,
@@ -940,7 +959,7 @@ def _free_lift(state: State, working: str, turnout: float, height: float) -> dic
 
     In third and fifth it is under its own hip as in first position, not crossed: from the crossed
     place a tendu back of the front foot swept through the supporting foot (it slid 10 cm) and the
-    dancer fell."""
+    dancer fell. (In fourth, from under the hip, tendus to the side fell in seeded random sequences.)"""
     pose = state.pose
     if state.position in ("third_position", "fifth_position"):
         first = position_pose("first_position", turnout, height)

@@ -61,7 +61,14 @@ class PROCANIM_OT_bake_softbody(_SoftBodyProperties, BakeOperator, bpy.types.Ope
         folder, beside_blend = cache_folder(self.cache_directory)
         world, offsets, notes = build_softbody_world(bodies, colliders, settings)
         constraints = len(world.distance_constraints[0])
-        check_bake_size("Soft body bake", settings, world.particle_count, constraints, self.time_limit())
+        check_bake_size(
+            "Soft body bake",
+            settings,
+            world.particle_count,
+            constraints,
+            self.time_limit(),
+            strain_limited=world.strain_limiting,
+        )
         positions = np.empty((settings.frame_count + 1, world.particle_count, 3))
         positions[0] = world.positions
         log = SubstepLog()

@@ -93,9 +93,11 @@ def test_every_position_is_a_start_and_third_bakes_the_weight_shift(dancer):
     assert [item.value for item in items] == [0, 1, 3, 4, 2]
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
     assert bpy.ops.procanim.bake_balance(position="THIRD_POSITION", **SHORT) == {"FINISHED"}
-    # In fourth only the plies are balanced: the weight shift is refused with the reason.
-    with pytest.raises(RuntimeError, match="fourth_position is not balanced yet"):
-        bpy.ops.procanim.bake_balance(position="FOURTH_POSITION", **SHORT)
+    # In fourth the weight shift onto the back (left) foot is balanced; onto the front foot it is
+    # refused with the reason.
+    assert bpy.ops.procanim.bake_balance(position="FOURTH_POSITION", **SHORT) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="fourth_position is not balanced yet on the right foot"):
+        bpy.ops.procanim.bake_balance(sequence="fourth_position@0.5,weight_shift:right@1.5")
 
 
 def test_balance_test_bake_reports_and_keys(dancer, ext):

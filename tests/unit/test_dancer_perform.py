@@ -101,8 +101,11 @@ def test_other_positions_stand_quietly(position):
 
 def test_steps_from_other_positions_are_refused_with_a_reason():
     with pytest.raises(DancerError, match="first_position"):
-        perform(("fourth_position", "weight_shift"))
-    # Per supporting foot: in second the relevé on one foot still falls.
+        perform(("fourth_position", "weight_shift:right"))
+    # Per supporting foot: in second the relevé on one foot still falls, in fourth the front foot's
+    # tendu back.
+    with pytest.raises(DancerError, match="tendu_back from fourth_position is not balanced yet on the left"):
+        perform(("fourth_position", "weight_shift:left", "tendu_back:right"))
     with pytest.raises(DancerError, match="second_position is not balanced yet on the left foot"):
         perform(("second_position", "weight_shift", "retire", "releve"))
 
@@ -372,15 +375,17 @@ def test_a_quarter_pivot_turns_the_dancer_ninety_degrees_on_the_toe_balanced(wor
     assert abs(np.sin(long_after - long_before)) > 0.95  # the toe's long axis turned ~90 degrees
 
 
-# Every balanced change of position, in two sequences: the right foot moving (the weight on the left
-# from both feet), then the left foot moving (the weight put on the right first); each ends with a
-# weight shift and a retire, which start from the settled position.
+# Every balanced change of position: the right foot moving (the weight on the left from both feet),
+# the left foot moving (the weight put on the right first), the front foot out of fourth; each ends
+# with a weight shift and a retire, which start from the settled position.
 CHANGES = {
     "right": ("first_position", "third_position", "fifth_position", "third_position", "first_position",
               "fifth_position", "first_position", "weight_shift:left", "retire:right"),
-    "left": ("fifth_position", "weight_shift:right", "first_position", "weight_shift:right", "third_position",
-             "weight_shift:right", "first_position", "fifth_position", "weight_shift:right", "third_position",
+    "left": ("first_position", "weight_shift:right", "third_position", "weight_shift:right", "first_position",
              "weight_shift:left", "retire:right"),
+    # The front foot closing from fourth (the weight on the back foot).
+    **{f"fourth to {name}": ("fourth_position", f"{name}_position", "weight_shift:left", "retire:right")
+       for name in ("first", "third", "fifth")},
 }
 
 
@@ -389,7 +394,7 @@ def changes(request):
     return request.param, perform(CHANGES[request.param])
 
 
-def test_every_balanced_change_of_position_is_danced_in_the_two_sequences():
+def test_every_balanced_change_of_position_is_danced_in_the_sequences():
     from addon.dancer import plan
     from addon.dancer.steps import TRANSITIONS
 
@@ -454,6 +459,7 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("front", "weight_shift:left")),
         (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
         (("first_position", "weight_shift:right", "fifth_position"), ("left foot moving",)),
+        (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
         (("third_position", "tendu_front"), ("straight from both feet is balanced in first_position",)),
     ],
 )
@@ -510,7 +516,7 @@ def test_tendus_straight_from_both_feet_close_back_into_the_position():
 
 def test_a_weight_shift_in_fourth_is_refused_with_the_reason():
     with pytest.raises(DancerError, match="weight_shift from fourth_position is not balanced yet"):
-        perform(("fourth_position", "weight_shift"))
+        perform(("fourth_position", "weight_shift:right"))
 
 
 def _chain(working: str, position: str = "first_position") -> list[str]:
@@ -550,17 +556,23 @@ def test_the_weight_shifts_onto_either_foot_with_both_feet_kept_planted(position
         assert moved < (0.015 if position == "second_position" else 0.008), foot
 
 
-@pytest.mark.parametrize("position", ["second_position", "third_position", "fifth_position"])
-@pytest.mark.parametrize("working", ["right", "left"])
-def test_every_one_foot_step_balanced_from_second_third_and_fifth(position, working):
+ONE_FOOT_FALLS = {"second_position": {"releve", "pivot_quarter"}, "fourth_position": {"tendu_back"}}
+
+
+@pytest.mark.parametrize(("position", "working"), [
+    (position, working) for position in ("second_position", "third_position", "fifth_position")
+    for working in ("right", "left")] + [("fourth_position", "right")])
+def test_every_one_foot_step_balanced_from_the_other_positions(position, working):
     from addon.dancer import BALANCED
     from addon.dancer.steps import BALANCED_FROM
 
     support = "L" if working == "right" else "R"
     balanced = BALANCED_FROM[position][support] - set(BOTH_FEET)
-    # Every step on either leg; in second all but the relevé on one foot (and the pivot after it).
-    missing = {"releve", "pivot_quarter"} if position == "second_position" else set()
-    assert balanced == set(BALANCED) - set(BOTH_FEET) - missing
+    # Every step on either leg, but in second the relevé on one foot (and the pivot after it), and
+    # in fourth the front foot's tendu back; in fourth only on the back (left) foot.
+    assert balanced == set(BALANCED) - set(BOTH_FEET) - ONE_FOOT_FALLS.get(position, set())
+    if position == "fourth_position":
+        assert BALANCED_FROM[position]["R"] == set(BOTH_FEET)
     sequence = [step for step in _chain(working, position) if step.split(":")[0] in balanced | set(POSITIONS)]
     run = perform(sequence)
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
@@ -660,10 +672,10 @@ def test_a_seeded_random_twenty_step_legal_sequence_completes():
     _com_inside_for_the_last_second_of_every_step(run)
 
 
-@pytest.mark.parametrize("start", ["second_position", "third_position", "fifth_position"])
+@pytest.mark.parametrize("start", ["second_position", "third_position", "fourth_position", "fifth_position"])
 def test_a_seeded_random_twenty_step_sequence_from_another_position_completes(start):
-    # The weight shift and the one-foot steps from second, third and fifth (closed-chain weight
-    # shift, the supporting leg straightened before the free leg moves).
+    # The weight shift and the one-foot steps from second to fifth (closed-chain weight shift but
+    # onto the back foot of fourth, the supporting leg straightened before the free leg moves).
     from addon.dancer import random_sequence
 
     sequence = random_sequence(np.random.default_rng(2026), 20, start=start)

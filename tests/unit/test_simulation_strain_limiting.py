@@ -113,9 +113,10 @@ def test_free_fall_is_untouched_and_the_ground_holds_during_the_passes():
     assert limited.positions[:, 2].min() == pytest.approx(0.02)
 
 
-def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_self_collision():
-    """Those constraints undo the limiting on the next frame's substeps (and pumped energy into a
-    jelly's bounce when tried): such worlds keep their stretch by substeps."""
+def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_particle_contacts():
+    """Those constraints undo the limiting on the next frame's substeps (tried: a jelly's bounce
+    gained energy, a self-colliding ball crossed itself, two balls sank into each other): such
+    worlds keep their stretch by substeps."""
     vertices, triangles = icosphere(1, 0.5)
     edges = triangle_edges(triangles)
 
@@ -132,7 +133,12 @@ def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_self_colli
     with_shape.add_shape_match(np.arange(len(vertices)), 0.2)
     with_self = world()
     with_self.add_self_collision(np.arange(len(vertices)), 0.05)
-    assert not any(w.strain_limiting for w in (with_volume, with_shape, with_self))
+    two_bodies = world()  # its halves labelled as two colliding bodies
+    two_bodies.add_particle_collisions(0.02, groups=np.arange(len(vertices)) % 2)
+    one_body = world()  # one label: nothing to collide with, the limiting stays
+    one_body.add_particle_collisions(0.02, groups=np.zeros(len(vertices), np.int64))
+    assert not any(w.strain_limiting for w in (with_volume, with_shape, with_self, two_bodies))
+    assert one_body.strain_limiting
     off = world()
     off.limit_strain(0.0)
     assert not off.strain_limiting
@@ -159,3 +165,17 @@ def test_substeps_with_strain_limiting_follow_what_the_limiting_costs():
         world.last_strain_limiting = (1, True, work)
         assert stepper._next_limited(10, redone=False) == expected, work
     assert stepper._next_limited(10, redone=True) == 10
+
+
+def test_the_bake_budget_expects_few_substeps_when_strain_is_limited():
+    """A cloth-like 40,962-vertex ball, 30 frames (about 10 s through Bake Soft Body with Limit Stretch,
+    bench_softbody_scale.py) is not refused by a script's 50 s limit; by substeps alone it would be."""
+    from addon.limits import TooMuchWorkError
+    from addon.simulation.budget import check_bake_size, substeps_estimate
+    from addon.simulation.scenes import SimulationSettings
+
+    settings = SimulationSettings(frame_count=30, auto_substeps=True, limit_stretch=True)
+    assert substeps_estimate(settings, strain_limited=True) < substeps_estimate(settings)
+    check_bake_size("ball", settings, 40_962, 122_880, time_limit=50.0, strain_limited=True)
+    with pytest.raises(TooMuchWorkError, match="would take about"):
+        check_bake_size("ball", settings, 40_962, 122_880, time_limit=50.0)
