@@ -309,8 +309,8 @@ def run_frames(
     world.frame = int(first_frame)
     if settings.auto_substeps:
         stepper = substep_stepper(world, settings, log)
-        for _ in range(settings.frame_count):
-            stepper.step()
+        for k in range(settings.frame_count):
+            stepper.step(look_ahead=k + 1 < settings.frame_count)
             yield world.frame, world.positions
         return
     for _ in range(settings.frame_count):
