@@ -17,12 +17,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import quaternions
-from ..geometry.small_systems import solve_spd_batch
+from ..geometry.small_systems import solve_spd_small
 from .sim import DancerSim
 
 KNEE_HAIR = 0.03  # radians: the least knee bend the legs keep while both feet are down
 LEG_JOINTS = ("thigh.{s}_x", "thigh.{s}_y", "thigh.{s}_z", "shin.{s}_y", "foot.{s}_y", "foot.{s}_x")
 SIDES = ("L", "R")
+KNEE = LEG_JOINTS.index("shin.{s}_y")
 DAMPING = 1e-4 * np.eye(6)
 
 
@@ -54,6 +55,8 @@ class ClosedChain:
         self.hip_offset = {s: d.xpos[self.thigh[s]] - d.xpos[scratch.root] for s in SIDES}
         self.reach = {s: float(np.linalg.norm(d.xpos[self.thigh[s]] - d.xpos[self.foot[s]])) for s in SIDES}
         self.warm: dict[str, NDArray[np.float64]] = {}
+        self._hips_for: NDArray[np.float64] | None = None
+        self._hips: dict[str, NDArray[np.float64]] = {}
         self.foot_ids = np.array([self.foot[s] for s in SIDES])
         self.jids = np.concatenate([self.jid[s] for s in SIDES])
         self.qadrs = np.concatenate([self.qadr[s] for s in SIDES])
@@ -62,8 +65,12 @@ class ClosedChain:
                       spots: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]) -> float:
         """The highest pelvis at ``xy`` from which both legs reach their ankles' spots."""
         heights = []
+        if rotation is not self._hips_for:
+            # The pelvis keeps one rotation for most of a phase (level): turn the hips once for it.
+            self._hips_for = rotation
+            self._hips = {s: rotation @ self.hip_offset[s] for s in SIDES}
         for s in SIDES:
-            hip = rotation @ self.hip_offset[s]
+            hip = self._hips[s]
             ankle = spots[s][0]
             across = float(np.hypot(*(xy + hip[:2] - ankle[:2])))
             across = min(across, 0.98 * self.reach[s])
@@ -82,28 +89,59 @@ class ClosedChain:
         for s in SIDES:
             if s in self.warm:
                 d.qpos[self.qadr[s]] = self.warm[s]
-        knee = 3
-        target_pos = np.array([spots[s][0] for s in SIDES])
-        target_frame = np.array([spots[s][1] for s in SIDES])
-        jac = np.empty((2, 6, 6))
-        error = np.empty((2, 6))
+        # Twelve joints and two feet: plain Python floats beat numpy's per-call overhead on every
+        # step but the 6 x 6 normal matrices (BLAS), in the same operations and order as the array
+        # form this replaced (cross products, sums over the frame's columns, Jacobian-transpose
+        # products), so the same bits.
+        goals = [(spots[s][0].tolist(), spots[s][1].tolist()) for s in SIDES]
         for _ in range(iterations):
             mj.mj_kinematics(m, d)
-            # Both legs at once: position and orientation error, hinge Jacobians from the axes.
-            feet = d.xpos[self.foot_ids]
-            current = d.xmat[self.foot_ids].reshape(2, 3, 3)
-            error[:, :3] = target_pos - feet
-            columns = current.transpose(0, 2, 1), target_frame.transpose(0, 2, 1)
-            error[:, 3:] = 0.5 * _cross(*columns).sum(axis=1)
-            axes = d.xaxis[self.jids].reshape(2, 6, 3)
-            anchors = d.xanchor[self.jids].reshape(2, 6, 3)
-            jac[:, :3, :] = _cross(axes, feet[:, None, :] - anchors).transpose(0, 2, 1)
-            jac[:, 3:, :] = axes.transpose(0, 2, 1)
-            normal = jac @ jac.transpose(0, 2, 1) + DAMPING
-            step = np.einsum("lji,lj->li", jac, solve_spd_batch(normal, error))
-            q = d.qpos[self.qadrs].reshape(2, 6) + step
-            q[:, knee] = np.maximum(q[:, knee], KNEE_HAIR)
-            d.qpos[self.qadrs] = q.ravel()
+            feet = d.xpos[self.foot_ids].tolist()
+            frames = d.xmat[self.foot_ids].tolist()
+            axes = d.xaxis[self.jids].tolist()
+            anchors = d.xanchor[self.jids].tolist()
+            jac, errors = [], []
+            for leg, ((px, py, pz), target) in enumerate(goals):
+                fx, fy, fz = feet[leg]
+                c = frames[leg]
+                t0, t1, t2 = target
+                # Orientation error: half the sum over the frames' columns of current x target.
+                rx = ry = rz = None
+                for col in range(3):
+                    a0, a1, a2 = c[col], c[3 + col], c[6 + col]
+                    b0, b1, b2 = t0[col], t1[col], t2[col]
+                    x, y, z = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+                    if rx is None:
+                        rx, ry, rz = x, y, z
+                    else:
+                        rx, ry, rz = rx + x, ry + y, rz + z
+                errors.append([px - fx, py - fy, pz - fz, 0.5 * rx, 0.5 * ry, 0.5 * rz])
+                # Hinge Jacobian columns: axis x (foot - anchor) over the axis.
+                rows: list[list[float]] = [[], [], [], [], [], []]
+                for joint in range(6 * leg, 6 * leg + 6):
+                    a0, a1, a2 = axes[joint]
+                    ax_, ay_, az_ = anchors[joint]
+                    b0, b1, b2 = fx - ax_, fy - ay_, fz - az_
+                    rows[0].append(a1 * b2 - a2 * b1)
+                    rows[1].append(a2 * b0 - a0 * b2)
+                    rows[2].append(a0 * b1 - a1 * b0)
+                    rows[3].append(a0)
+                    rows[4].append(a1)
+                    rows[5].append(a2)
+                jac.append(rows)
+            array = np.array(jac)
+            normal = (array @ array.transpose(0, 2, 1) + DAMPING).tolist()
+            q = d.qpos[self.qadrs].tolist()
+            for leg in range(2):
+                weights = solve_spd_small(normal[leg], errors[leg])
+                rows = jac[leg]
+                for i in range(6):
+                    total = 0.0
+                    for j in range(6):
+                        total += rows[j][i] * weights[j]
+                    q[6 * leg + i] += total
+                q[6 * leg + KNEE] = max(q[6 * leg + KNEE], KNEE_HAIR)
+            d.qpos[self.qadrs] = q
         out = targets.copy()
         for s in SIDES:
             self.warm[s] = d.qpos[self.qadr[s]].copy()
@@ -117,14 +155,15 @@ class ClosedChain:
         return max(float(np.linalg.norm(spots[s][0] - sc.data.xpos[self.foot[s]])) for s in SIDES)
 
 
+_NEXT = np.array([1, 2, 0])
+_AFTER = np.array([2, 0, 1])
+
+
 def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``np.cross`` over the last axis (length 3), the same products without its axis shuffling: it
-    took a tenth of a 20-step dance's CPU time in the closed chain's two calls a tick."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
-    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
-    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-    return out
+    """``np.cross`` over the last axis (length 3): the same products and differences, in four gathers
+    and three operations (``np.cross`` shuffles axes and took a tenth of a 20-step dance's CPU time in
+    the closed chain's two calls a tick; three per-component slices cost twice these)."""
+    return a[..., _NEXT] * b[..., _AFTER] - a[..., _AFTER] * b[..., _NEXT]
 
 
 def level_yaw(quat: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -546,6 +546,7 @@ def perform_steps(
             chain_start = pelvis_pos.copy()
             chain_quat = pelvis_quat.copy()
             chain_level = level_yaw(chain_quat)
+            chain_turned = None  # the pelvis quaternion and matrix once it has turned level (constant)
             if not chain_prev:
                 chain_filter = lean.copy()
             chain_lean = chain_filter.copy()
@@ -756,7 +757,13 @@ def perform_steps(
             applied = base_now + offsets
             if closed:
                 turn = _smooth(t_local / CHAIN_BLEND)
-                pelvis_quat = quaternions.slerp(chain_quat, chain_level, turn)
+                if chain_turned is None:
+                    pelvis_quat = quaternions.slerp(chain_quat, chain_level, turn)
+                    rotation = quaternions.to_matrix(pelvis_quat)
+                    if turn == 1.0:
+                        chain_turned = pelvis_quat, rotation
+                else:
+                    pelvis_quat, rotation = chain_turned
                 # The slow part of the lean moves the pelvis; the fast rest leans both legs alike as
                 # before (tiny angles, where that is a parallelogram): near a straight knee the leg's
                 # length changes as the square root of the pelvis motion, and feeding it the
@@ -765,7 +772,6 @@ def perform_steps(
                 moved = chain_height * np.array([chain_filter[1] - chain_lean[1],
                                                  chain_lean[0] - chain_filter[0]])
                 xy = chain_start[:2] + moved
-                rotation = quaternions.to_matrix(pelvis_quat)
                 feet = planted
                 if landing_feet:
                     down = _smooth(t_local / phase.pose_blend)
@@ -784,7 +790,7 @@ def perform_steps(
                         gives = (scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
                                  - sim.data.xpos[sim.body_ids[f"foot.{s}"]])
                         compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives - compliance[s])
-                        size = float(np.linalg.norm(compliance[s]))
+                        size = float(np.sqrt(compliance[s] @ compliance[s]))  # norm, without its checks
                         if size > COMPLIANCE_LIMIT:
                             compliance[s] *= COMPLIANCE_LIMIT / size
                     feet = {s: (spot + compliance[s], frame) for s, (spot, frame) in feet.items()}

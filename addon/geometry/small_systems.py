@@ -27,3 +27,30 @@ def solve_spd_batch(matrices: NDArray[np.float64], right: NDArray[np.float64]) -
         rest = np.einsum("kj,kj...->k...", a[:, k, k + 1 :], x[:, k + 1 :])
         x[:, k] = (b[:, k] - rest) / a[:, k, k].reshape((-1,) + (1,) * (b.ndim - 2))
     return x
+
+
+def solve_spd_small(matrix: list[list[float]], right: list[float]) -> list[float]:
+    """:func:`solve_spd_batch` for one system held in Python floats, with the same operations in the
+    same order (the back substitution's dot products summed in two interleaved partial sums, as numpy's
+    einsum does), so the same bits: on two 6 x 6 systems a third of the cost, numpy's per-call
+    overhead being most of it at that size. ``matrix`` is modified."""
+    a, b = matrix, list(right)
+    size = len(b)
+    for k in range(size):
+        row, pivot, bk = a[k], a[k][k], b[k]
+        for i in range(k + 1, size):
+            other = a[i]
+            factor = other[k] / pivot
+            for j in range(k, size):
+                other[j] -= factor * row[j]
+            b[i] -= factor * bk
+    x = [0.0] * size
+    for k in range(size - 1, -1, -1):
+        row = a[k]
+        even = odd = 0.0
+        for j in range(k + 1, size, 2):
+            even += row[j] * x[j]
+        for j in range(k + 2, size, 2):
+            odd += row[j] * x[j]
+        x[k] = (b[k] - (even + odd)) / row[k]
+    return x

@@ -60,23 +60,32 @@ def heap_slope(centres: ArrayLike, tops: ArrayLike, ring_width: float) -> float:
     return math.degrees(math.atan(max(-gradient, 0.0)))
 
 
-def spout_cubes(count: int, size: float, seed: int = 1) -> list[Body]:
-    """``count`` cubes of edge ``size`` waiting to be poured, as Add Rigid Pile (Pour) places them: turned
-    at random, spread over a disc of 1.5 sizes at a spout high enough for the heap they make (about as
-    high as a cone of their volume at 30 degrees), lowest first by a thousandth of a size each."""
+def spout_poses(count: int, size: float, seed: int = 1) -> list[tuple[NDArray, NDArray]]:
+    """``(rotation 3x3, centre)`` of ``count`` cubes of edge ``size`` waiting to be poured, as Add Rigid
+    Pile (Pour) places them: turned at random, spread over a disc of 1.5 sizes at a spout high enough
+    for the heap they make (about as high as a cone of their volume at 30 degrees), lowest first by a
+    thousandth of a size each."""
     if count < 1 or not size > 0:
         raise SimulationError(f"a pour needs at least one cube of positive size, got {count}, {size}")
     rng = np.random.default_rng(seed)
-    corners = CUBE_CORNERS * size
     spout = size * (4.0 + 1.2 * count ** (1.0 / 3.0))
-    cubes = []
+    poses = []
     for index in range(count):
         turn, _ = np.linalg.qr(rng.normal(size=(3, 3)))
         turn[:, 0] *= np.sign(np.linalg.det(turn))  # a rotation, not a reflection
         radius, angle = 1.5 * size * math.sqrt(rng.uniform()), rng.uniform(0.0, 2.0 * math.pi)
-        centre = [radius * math.cos(angle), radius * math.sin(angle), spout + 0.001 * size * index]
-        cubes.append(Body(f"cube {index}", corners @ turn.T + centre, triangles=CUBE_TRIANGLES))
-    return cubes
+        centre = np.array([radius * math.cos(angle), radius * math.sin(angle), spout + 0.001 * size * index])
+        poses.append((turn, centre))
+    return poses
+
+
+def spout_cubes(count: int, size: float, seed: int = 1) -> list[Body]:
+    """The cubes of ``spout_poses`` as bodies."""
+    corners = CUBE_CORNERS * size
+    return [
+        Body(f"cube {index}", corners @ turn.T + centre, triangles=CUBE_TRIANGLES)
+        for index, (turn, centre) in enumerate(spout_poses(count, size, seed))
+    ]
 
 
 @dataclass

@@ -327,3 +327,20 @@ def test_small_spd_batches_solve_like_lapack(columns):
     stacked = right[..., None] if columns is None else right
     expected = np.linalg.solve(matrices, stacked).reshape(right.shape)
     np.testing.assert_allclose(solve_spd_batch(matrices, right), expected, rtol=1e-8, atol=1e-10)
+
+
+def test_small_spd_system_in_python_floats_solves_like_the_batch():
+    from addon.geometry.small_systems import solve_spd_batch, solve_spd_small
+
+    rng = np.random.default_rng(11)
+    jac = rng.normal(size=(40, 6, 6)) * rng.uniform(0.01, 1.0, size=(40, 1, 1))
+    matrices = jac @ jac.transpose(0, 2, 1) + 1e-4 * np.eye(6)
+    right = rng.normal(size=(40, 6))
+    batched = solve_spd_batch(matrices, right)
+    pairs = zip(matrices.tolist(), right.tolist(), strict=True)
+    one_by_one = np.array([solve_spd_small(m, r) for m, r in pairs])
+    # The same operations in the same order: equal to the last bits on the machine measured (the
+    # back substitution's sums follow numpy's einsum, whose order may differ with another build).
+    np.testing.assert_allclose(one_by_one, batched, rtol=1e-12, atol=1e-15)
+    expected = np.linalg.solve(matrices, right[..., None])[..., 0]
+    np.testing.assert_allclose(one_by_one, expected, rtol=1e-8, atol=1e-10)

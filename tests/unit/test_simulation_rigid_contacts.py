@@ -1,0 +1,140 @@
+"""Sequential rigid contacts (``enable_rigid_contacts(sequential=True)``, Müller et al. 2020): bodies keep
+their spin in flight, a drum rolls on, rolling resistance slows it as a wheel's does, and Coulomb
+friction holds a box on a slope below arctan(mu_s) and lets it slide with mu_d above."""
+
+import numpy as np
+import pytest
+
+from addon.simulation import SimulationError, World
+from addon.simulation.heaps import CUBE_CORNERS, CUBE_TRIANGLES
+from addon.simulation.scenes import Body, SimulationSettings, build_rigid_world, surface_samples_with_normals
+
+G = 9.81
+RADIUS = 0.5  # the drum's
+FPS = 24
+
+
+def _angular_velocity(world):
+    r = world.positions - world.positions.mean(axis=0)
+    momentum = np.cross(r, world.velocities).sum(axis=0)
+    inertia = np.einsum("ij,ij->", r, r) * np.eye(3) - r.T @ r
+    return np.linalg.solve(inertia, momentum)
+
+
+def test_a_cube_spinning_in_the_air_keeps_its_spin():
+    points, normals = surface_samples_with_normals(CUBE_CORNERS * 0.3, CUBE_TRIANGLES, 0.1)
+    world = World(points + [0.0, 0.0, 5.0], gravity=(0.0, 0.0, 0.0))
+    world.add_shape_match(np.arange(len(points)))
+    world.add_particle_collisions(0.05, groups=np.zeros(len(points), np.int64))
+    world.enable_rigid_contacts(normals, sequential=True)
+    omega = np.array([1.0, 2.0, 0.5])
+    world.set_velocities(np.cross(omega, world.positions - world.positions.mean(axis=0)))
+    for _ in range(FPS):
+        world.step(1.0 / FPS, substeps=20)
+    # A free cube's angular velocity is constant (its inertia is isotropic); it used to be gone in a
+    # second (each substep's shape match lagged a ninth of the turn behind).
+    assert _angular_velocity(world) == pytest.approx(omega, rel=0.05)
+
+
+def _drum(friction, rolling_resistance=0.0, seconds=1.0):
+    """A drum (two rings of 160 samples, radius 0.5 m) rolling at 1 m/s on the ground: its centre's x
+    per frame."""
+    count = 160
+    angles = np.arange(count) * 2.0 * np.pi / count
+    ring = np.stack((RADIUS * np.cos(angles), np.zeros(count), RADIUS * np.sin(angles)), axis=1)
+    points = np.concatenate([ring + [0.0, y, 0.0] for y in (-0.15, 0.15)])
+    radius = np.pi * RADIUS / count  # samples a diameter apart
+    centre = np.array([0.0, 0.0, RADIUS + radius])
+    normals = points.copy()
+    normals[:, 1] = 0.0
+    normals /= np.linalg.norm(normals, axis=1)[:, None]
+    world = World(points + centre)
+    world.add_shape_match(np.arange(len(points)))
+    world.add_particle_collisions(radius, groups=np.zeros(len(points), np.int64), friction=friction)
+    world.enable_rigid_contacts(normals, sequential=True)
+    world.add_ground(0.0, friction)
+    if rolling_resistance:
+        world.set_rolling_resistance(rolling_resistance)
+    spin = np.array([0.0, 1.0 / (RADIUS + radius), 0.0])
+    world.set_velocities([1.0, 0.0, 0.0] + np.cross(spin, points))
+    xs = []
+    for _ in range(round(seconds * FPS)):
+        world.step(1.0 / FPS, substeps=20)
+        xs.append(world.positions.mean(axis=0)[0])
+    return np.array(xs), world
+
+
+def test_a_drum_rolls_on_over_frictionless_and_rough_ground():
+    # Frictionless: nothing slows it, and its spin only loses what its 160-gon's corners landing one
+    # after another cost (the old per-body contact fit stopped it within a frame).
+    xs, world = _drum(0.0)
+    assert (xs[-1] - xs[-2]) * FPS == pytest.approx(1.0, abs=0.01)
+    assert _angular_velocity(world)[1] * (RADIUS + np.pi * RADIUS / 160) > 0.94
+    # Friction 0.5: it rolls without slipping and loses only what landing on each next sample of its
+    # 160-gon costs (a few percent in a second; it stopped within a frame before).
+    xs, world = _drum(0.5)
+    assert (xs[-1] - xs[-2]) * FPS > 0.94
+    assert _angular_velocity(world)[1] * RADIUS == pytest.approx((xs[-1] - xs[-2]) * FPS, rel=0.03)
+
+
+@pytest.mark.parametrize("coefficient", [0.1, 0.2])
+def test_rolling_resistance_slows_a_rolling_drum_at_c_g_over_two(coefficient):
+    """A ring (I = M R^2) under a torque c M g R against its rolling slows at c g / 2."""
+    xs, _ = _drum(0.5, coefficient)
+    speeds = np.diff(xs) * FPS
+    times = (np.arange(len(speeds)) + 1.5) / FPS
+    rolling = speeds > 0.05
+    deceleration = -np.polyfit(times[rolling], speeds[rolling], 1)[0]
+    assert deceleration == pytest.approx(coefficient * G / 2.0, rel=0.1)
+    assert speeds.min() > -0.01  # it stops; it is never turned back
+
+
+def test_rolling_resistance_needs_sequential_rigid_contacts_and_a_coefficient_of_at_least_zero():
+    world = World(np.eye(3))
+    with pytest.raises(SimulationError, match="sequential rigid contacts"):
+        world.set_rolling_resistance(0.1)
+    world.add_shape_match(np.arange(3))
+    world.enable_rigid_contacts()
+    with pytest.raises(SimulationError, match="sequential rigid contacts"):
+        world.set_rolling_resistance(0.1)
+    world.enable_rigid_contacts(sequential=True)
+    with pytest.raises(SimulationError, match="rolling resistance"):
+        world.set_rolling_resistance(-0.1)
+
+
+def _box_on_a_slope(degrees, friction, static_friction=None, speed=0.0, seconds=1.0):
+    """How far a 0.3 m box standing on the ground slides in ``seconds`` with gravity tilted by
+    ``degrees`` (a slope that steep), started at ``speed`` down it (as test_simulation_piles, with
+    sequential contacts)."""
+    settings = SimulationSettings(
+        frame_count=round(FPS * seconds), auto_substeps=True, min_substeps=20, friction=friction,
+        static_friction=static_friction, sleep_speed=0.0, particle_radius=0.05,
+    )  # fmt: skip
+    corners = CUBE_CORNERS * 0.3 + [0.0, 0.0, 0.15]
+    world, _, _ = build_rigid_world([Body("box", corners, triangles=CUBE_TRIANGLES)], [], settings)
+    world.enable_rigid_contacts(sequential=True)
+    tilt = np.radians(degrees)
+    world.gravity = G * np.array([np.sin(tilt), 0.0, -np.cos(tilt)])
+    world.set_velocities([speed, 0.0, 0.0])
+    start = world.positions.mean(axis=0)
+    for _ in range(settings.frame_count):
+        world.step(1.0 / FPS, substeps=20)
+    return float(world.positions.mean(axis=0)[0] - start[0])
+
+
+def _coulomb(degrees, friction, speed, seconds=1.0):
+    tilt = np.radians(degrees)
+    acceleration = G * (np.sin(tilt) - friction * np.cos(tilt))
+    if acceleration >= 0:
+        return speed * seconds + 0.5 * acceleration * seconds**2
+    stop = min(seconds, speed / -acceleration)
+    return speed * stop + 0.5 * acceleration * stop**2
+
+
+def test_static_and_dynamic_friction_follow_coulomb_with_sequential_contacts():
+    # tan(25 deg) = 0.47: held by static 0.6 (it slid 0.68 m when static friction was per contact).
+    assert abs(_box_on_a_slope(25.0, 0.3, 0.6)) < 0.002
+    # Sliding: g (sin - 0.3 cos) from rest, from 1 m/s down the slope, and to a stop on flat ground.
+    assert _box_on_a_slope(25.0, 0.3) == pytest.approx(_coulomb(25.0, 0.3, 0.0), rel=0.05)
+    assert _box_on_a_slope(25.0, 0.3, 0.6, speed=1.0) == pytest.approx(_coulomb(25.0, 0.3, 1.0), rel=0.05)
+    assert _box_on_a_slope(0.0, 0.3, speed=1.0) == pytest.approx(_coulomb(0.0, 0.3, 1.0), rel=0.05)
