@@ -370,6 +370,9 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
+    closed_back: frozenset[str] = frozenset()  # feet that closed a tendu back from both feet here
+    plied: bool = False       # a plie was done in this position
+    plie_then_chain: bool = False  # ... and after it the dancer stood or shifted the weight here
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -468,12 +471,33 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
             if not allow_unbalanced:
                 _check_balanced(state, name, side, height)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+            state = _remember_plies(state, name)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
         labels.append(label)
         new_phases[0].starts_step = True
         phases.extend(new_phases)
     return labels, phases, state
+
+
+def _remember_plies(state: State, name: str) -> State:
+    """``state`` after ``name`` with what the refusals after plies need (see PLIE_AFTER_CHAIN_FALLS)."""
+    if name in _BOTH_FEET:
+        return replace(state, plied=True)
+    if state.plied and name in ("weight_shift", state.position):
+        return replace(state, plie_then_chain=True)
+    return state
+
+
+# Positions where a plie is refused once the dancer has plied there and then stood (naming the
+# position again) or shifted the weight: the closed chain holds the crossed feet where the plie
+# left them (a few millimetres off their places, more with each plie and each chain step), and
+# the next plie by the position's angles fell (seeded random sequences from fifth: seed 5, demi
+# plie, weight shift and back, demi plie: the left foot came 7 cm up, COM 19 cm out; seed 1, demi
+# plie, standing twice, grand and demi plie: the feet lost the floor as the dancer stood in fifth
+# after them) or left the COM outside the polygon (demi plie, standing, grand plie, standing: 3.4
+# cm out). The same plies solved for the pelvis going straight down fell sooner.
+PLIE_AFTER_CHAIN_FALLS = ("fifth_position",)
 
 
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
@@ -503,6 +527,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
                           "within 2.5 cm of their places there, and the legs crossed that much off fell "
                           "in the plie); start the sequence in fifth_position for it")
+    if name in _BOTH_FEET and state.plie_then_chain and state.position in PLIE_AFTER_CHAIN_FALLS:
+        raise DancerError(f"{name} in {state.position} after a plie and then standing or a weight shift "
+                          "there is not balanced yet (the crossed feet walk a few millimetres in each and "
+                          "the next plie fell); a plie right after a plie is, or start again from "
+                          f"{state.position}")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
@@ -534,6 +563,13 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         raise DancerError(f"{name} on the right (front) foot after a change into fifth_position is not "
                           "balanced yet (the back leg's retire fell there); on the left foot it is: add "
                           "weight_shift:left first")
+    if name.startswith(_AFTER_A_CHANGE_FALLS) and state.support == support and support in state.closed_back:
+        raise DancerError(f"{name} on the {_word(support)} foot after that foot closed a tendu_back from "
+                          f"both feet in {state.position} is not balanced yet (both feet slid 3 cm back in "
+                          "the close; with the weight on the foot that closed, a tendu of the other foot "
+                          "ended with the COM on the edge of the polygon and an arabesque after "
+                          "developpes fell); on the "
+                          f"{_word(other(support))} foot it is, and so are the retire, releve and pivot")
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
         foot = "" if name in _BOTH_FEET else f" on the {_word(support)} foot"
@@ -788,7 +824,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # Closing back onto both feet: the weight returns to the middle.
             phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
                                     0.8 * TENDU_CLOSE, closed_chain=chained))
-            return phases_out, replace(state, closed=True)
+            closed_back = state.closed_back | {working} if direction == "back" else state.closed_back
+            return phases_out, replace(state, closed=True, closed_back=closed_back)
         return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:

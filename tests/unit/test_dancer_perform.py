@@ -476,6 +476,36 @@ def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason
     plan(("first_position", "fifth_position", "weight_shift:left", "retire:right", "releve:right"))
 
 
+@pytest.mark.parametrize(("sequence", "words"), [
+    # Seeded random sequences that fell (first position seed 5, fifth seeds 1 and 5): each exact
+    # combination is refused with the step, the foot or position, and why.
+    (("first_position", "tendu_back:right", "weight_shift:right", "tendu_side:left"),
+     ["step 4 (tendu_side:left)", "right foot after that foot closed a tendu_back from both feet",
+      "slid 3 cm back"]),
+    (("first_position", "tendu_back:left", "demi_plie", "weight_shift:left", "arabesque_45:right"),
+     ["step 5 (arabesque_45:right)", "left foot after that foot closed a tendu_back"]),
+    (("fifth_position", "demi_plie", "weight_shift:right", "fifth_position", "demi_plie"),
+     ["step 5 (demi_plie)", "in fifth_position after a plie and then standing or a weight shift",
+      "the next plie fell"]),
+    (("fifth_position", "demi_plie", "fifth_position", "grand_plie"),
+     ["step 4 (grand_plie)", "after a plie and then standing"]),
+])
+def test_combinations_that_fell_in_seeded_random_sequences_are_refused_with_the_reason(sequence, words):
+    from addon.dancer import plan
+
+    with pytest.raises(DancerError) as caught:
+        plan(sequence)
+    for word in words:
+        assert word in str(caught.value)
+    # Only those combinations: the other foot, the steps that held on that foot, plies in a row in
+    # fifth and a plie after standing in fifth without one before it stay legal.
+    plan(("first_position", "tendu_back:right", "weight_shift:left", "tendu_side:right"))
+    plan(("first_position", "tendu_back:right", "weight_shift:right", "retire:left", "releve:left"))
+    plan(("first_position", "tendu_side:left", "weight_shift:right", "tendu_side:left"))
+    plan(("fifth_position", "demi_plie", "grand_plie", "weight_shift:left", "retire:right"))
+    plan(("fifth_position", "weight_shift:right", "fifth_position", "demi_plie", "grand_plie"))
+
+
 TENDUS = ("first_position", "tendu_front:right", "tendu_side:right", "tendu_back:right", "tendu_front:left",
           "tendu_side:left", "tendu_back:left", "demi_plie", "weight_shift", "retire")
 
