@@ -1,6 +1,7 @@
-"""Sequential rigid contacts (``enable_rigid_contacts(sequential=True)``, Müller et al. 2020): bodies keep
-their spin in flight, a drum rolls on, rolling resistance slows it as a wheel's does, and Coulomb
-friction holds a box on a slope below arctan(mu_s) and lets it slide with mu_d above."""
+"""Rigid bodies keep their spin in flight (with the default body-by-body fit: a known failure), and with
+sequential rigid contacts (``enable_rigid_contacts(sequential=True)``, Müller et al. 2020) a drum rolls
+on, rolling resistance slows it as a wheel's does, and Coulomb friction holds a box on a slope below
+arctan(mu_s) and lets it slide with mu_d above."""
 
 import numpy as np
 import pytest
@@ -21,12 +22,19 @@ def _angular_velocity(world):
     return np.linalg.solve(inertia, momentum)
 
 
-def test_a_cube_spinning_in_the_air_keeps_its_spin():
+@pytest.mark.parametrize("sequential", [
+    pytest.param(False, id="body_fit", marks=pytest.mark.xfail(strict=True, reason=(
+        "known: the default (body-by-body fit) path keeps Müller's warm-started rotation, which lags a "
+        "ninth of each substep's turn; giving it the exact rotation keeps the spin, but then the 50-cube "
+        "pour at friction 0.5 flings a cube 9.4 m (notes/issue-19b.md, session 4 lead's review)"))),
+    pytest.param(True, id="sequential"),
+])
+def test_a_cube_spinning_in_the_air_keeps_its_spin(sequential):
     points, normals = surface_samples_with_normals(CUBE_CORNERS * 0.3, CUBE_TRIANGLES, 0.1)
     world = World(points + [0.0, 0.0, 5.0], gravity=(0.0, 0.0, 0.0))
     world.add_shape_match(np.arange(len(points)))
     world.add_particle_collisions(0.05, groups=np.zeros(len(points), np.int64))
-    world.enable_rigid_contacts(normals, sequential=True)
+    world.enable_rigid_contacts(normals, sequential=sequential)
     omega = np.array([1.0, 2.0, 0.5])
     world.set_velocities(np.cross(omega, world.positions - world.positions.mean(axis=0)))
     for _ in range(FPS):
