@@ -378,6 +378,9 @@ def build_softbody_world(
     _add_environment(world, colliders, settings)
     if settings.limit_stretch:
         world.limit_strain(settings.max_stretch, COMPRESSION_LIMIT)
+        if not world.strain_limiting:
+            blockers = " and ".join(world.strain_limiting_blockers())
+            notes.append(f"Limit Stretch is off with {blockers}: the substeps keep the stretch")
     return world, offsets, notes
 
 

@@ -1632,14 +1632,21 @@ class World:
         stretch by substeps. Measured on drops: with volume and shape matching a 10,242-vertex jelly
         bounced from 1.3 m to 1.6 m; with self collision a 2,562-vertex ball ended with 12 crossing
         triangle pairs; two 642-vertex balls dropped on each other came 1 cm apart (contact: 4 cm)."""
-        return (
-            (self.strain_limit > 0 or self.compression_limit > 0)
-            and not self._volumes
-            and self._clusters is None
-            and self._self_collision is None
-            and self._rigid is None
-            and not self._bodies_collide()
-        )
+        return (self.strain_limit > 0 or self.compression_limit > 0) and not self.strain_limiting_blockers()
+
+    def strain_limiting_blockers(self) -> list[str]:
+        """What keeps this world from limiting strain at a frame's end (see ``strain_limiting``)."""
+        return [
+            name
+            for name, present in (
+                ("volume", bool(self._volumes)),
+                ("shape matching", self._clusters is not None and self._rigid is None),
+                ("self collision", self._self_collision is not None),
+                ("rigid bodies", self._rigid is not None),
+                ("several bodies colliding", self._bodies_collide()),
+            )
+            if present
+        ]
 
     def _bodies_collide(self) -> bool:
         """Whether particles of different bodies (collision groups) push each other apart."""

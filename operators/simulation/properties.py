@@ -145,9 +145,10 @@ class _SoftBodyProperties(_AutoSubstepProperties):
         name="Limit Stretch",
         description=(
             "At the end of every frame pull edges stretched past Max Stretch back (strain limiting, like "
-            "Cloth's max stretch), so Auto Substeps needs only the substeps the motion needs: 2-5x faster "
-            "on fine meshes. Cloth-like meshes baked alone only: with Keep Volume, Shape Stiffness, Self "
-            "Collision or several meshes at once the substeps keep the stretch"
+            "Cloth's max stretch), so Auto Substeps needs only the substeps the motion needs: 2-7x faster "
+            "on meshes of 642 to 10,242 vertices. Cloth-like meshes baked alone only: with Keep Volume, "
+            "Shape Stiffness, Self Collision or several meshes at once it stays off and the substeps keep "
+            "the stretch"
         ),
         default=True,
     )

@@ -92,6 +92,16 @@ def test_cloth_like_bake_with_the_operators_defaults_keeps_impact_stretch_under_
     assert (lengths / rest - 1.0).max() < 0.10
 
 
+def test_the_default_jelly_bake_says_limit_stretch_stayed_off_and_why(capsys):
+    """Limit Stretch, Keep Volume and Shape Stiffness are all on by default; the limiting cannot run
+    with the last two, and the report says so instead of leaving the box ticked in silence."""
+    assert bpy.ops.procanim.add_softbody_demo() == {"FINISHED"}
+    assert bpy.ops.procanim.bake_softbody(frame_count=2) == {"FINISHED"}
+    report = capsys.readouterr().out
+    assert "Limit Stretch is off with volume and shape matching" in report
+    assert "limited in" not in report
+
+
 def test_a_cloth_sheet_baked_with_self_collision_never_passes_through_itself():
     """A 1 m grid (20 x 20 vertices) standing tilted just above the ground collapses onto itself; with
     Self Collision no triangle pair intersects on any baked frame (read back from the PC2 cache)."""

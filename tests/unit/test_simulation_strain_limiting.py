@@ -3,11 +3,13 @@ the limit are brought back inside it on the stretched region only, the displacem
 and each pass conserves momentum. Bake Soft Body's Limit Stretch (on by default) uses it; the drop at
 four resolutions is in test_simulation_substeps.py."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from addon.simulation import SimulationError, World
-from addon.simulation.scenes import icosphere, triangle_edges
+from addon.simulation.scenes import Body, SimulationSettings, build_softbody_world, icosphere, triangle_edges
 from addon.simulation.substeps import AdaptiveStepper, SubstepLog
 
 DT = 1 / 24
@@ -179,3 +181,18 @@ def test_the_bake_budget_expects_few_substeps_when_strain_is_limited():
     check_bake_size("ball", settings, 40_962, 122_880, time_limit=50.0, strain_limited=True)
     with pytest.raises(TooMuchWorkError, match="would take about"):
         check_bake_size("ball", settings, 40_962, 122_880, time_limit=50.0)
+
+
+def test_a_bake_that_asked_for_limit_stretch_says_when_it_is_off_and_why():
+    """Bake Soft Body's Limit Stretch is on by default, as are Keep Volume and Shape Stiffness: the
+    report must say the limiting did not run, not leave the user to think it did."""
+    vertices, triangles = icosphere(1, 0.5)
+    ball = Body("Ball", vertices + [0.0, 0.0, 1.0], triangles=triangles)
+    cloth_like = SimulationSettings(limit_stretch=True, use_volume=False, shape_stiffness=0.0)
+    world, _, notes = build_softbody_world([ball], [], cloth_like)
+    assert world.strain_limiting
+    assert not [note for note in notes if "Limit Stretch" in note]
+    jelly = replace(cloth_like, use_volume=True, shape_stiffness=0.2)
+    world, _, notes = build_softbody_world([ball], [], jelly)
+    assert not world.strain_limiting
+    assert "Limit Stretch is off with volume and shape matching: the substeps keep the stretch" in notes
