@@ -52,7 +52,8 @@ def _rotation_x(angle: float) -> NDArray[np.float64]:
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
-def _rotation_zy(yaw: float, pitch: float) -> NDArray[np.float64]:
+def foot_rotation(yaw: float, pitch: float) -> NDArray[np.float64]:
+    """Rz(yaw) @ Ry(pitch): a foot turned out by ``yaw`` with its heel up by ``pitch``."""
     cz, sz, cy, sy = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
     return np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]]) @ np.array(
         [[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]])
@@ -105,7 +106,7 @@ class LegLine:
         if stance != "releve":
             return ankle, frame
         yaw = float(np.arctan2(frame[1, 0], frame[0, 0]))
-        pitched = _rotation_zy(yaw, self.releve)
+        pitched = foot_rotation(yaw, self.releve)
         toe = self.sim.body_ids["toe.L"]
         return self.ball - pitched @ self.sim.model.body_pos[toe], pitched
 

@@ -20,7 +20,7 @@ from .anthropometry import DancerError
 from .balance import Gains
 from .closed_chain import SIDES as LEG_SIDES
 from .closed_chain import ClosedChain, level_frame, level_yaw
-from .leg_line import upright_point
+from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
 from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
@@ -139,13 +139,6 @@ def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle:
     return {name: float(d.qpos[a]) for name, a in zip(names, qadr, strict=True)}
 
 
-def _rotation_zy(yaw: float, pitch: float) -> NDArray[np.float64]:
-    """Rz(yaw) @ Ry(pitch): a foot turned out by ``yaw`` with its heel up by ``pitch``."""
-    cz, sz, cy, sy = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
-    return np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]]) @ np.array(
-        [[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]])
-
-
 def _balls_middle(d, sim: DancerSim) -> NDArray[np.float64]:
     """Midpoint of the two toe joints (the balls of the feet), on the floor plane."""
     return 0.5 * (d.xpos[sim.body_ids["toe.L"], :2] + d.xpos[sim.body_ids["toe.R"], :2])
@@ -169,7 +162,7 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
     for side in ("L", "R"):
         foot, toe = scratch.body_ids[f"foot.{side}"], scratch.body_ids[f"toe.{side}"]
         forward = d.xmat[foot].reshape(3, 3)[:, 0]
-        frame = _rotation_zy(float(np.arctan2(forward[1], forward[0])), heel)
+        frame = foot_rotation(float(np.arctan2(forward[1], forward[0])), heel)
         spots[side] = (d.xpos[toe] - frame @ m.body_pos[toe], frame)
     com_xy = _balls_middle(d, scratch) + com_offset
     leg = float(np.linalg.norm(np.array(scratch.body.body("thigh.L").origin)
