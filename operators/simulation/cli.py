@@ -32,7 +32,8 @@ def add_cli(subparsers) -> None:
         "--solver", choices=("GAUSS_SEIDEL", "JACOBI"), default="GAUSS_SEIDEL", help="projection"
     )
     parser.add_argument(
-        "--preset", help="a preset of presets/simulation.toml (jelly, rubber, rope, chain, stiff)"
+        "--preset",
+        help="a preset of presets/simulation.toml (Jelly, Rubber, Rope, Chain, Stiff, 'Cloth Bag')",
     )
     parser.add_argument(
         "--limit-stretch",

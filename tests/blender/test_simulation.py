@@ -363,7 +363,7 @@ def test_panel_draws_in_an_empty_scene_and_with_a_mesh_active():
     assert "SimulationObjectSettings.collider" in record.properties
 
 
-@pytest.mark.parametrize("name", ["Jelly", "Rubber", "Rope", "Chain", "Stiff"])
+@pytest.mark.parametrize("name", ["Jelly", "Rubber", "Rope", "Chain", "Stiff", "Cloth Bag"])
 def test_presets_apply(name):
     assert bpy.ops.procanim.apply_preset(kind="simulation", name=name) == {"FINISHED"}
 
