@@ -55,6 +55,8 @@ class SimulationSettings:
     sleep_speed: float = 0.05
     # Rigid piles: frames between one body's release and the next (lowest first; 0 drops all at once).
     pour_interval: int = 0
+    # Rigid piles: rolling resistance coefficient (a torque c N R against rolling; 0 rolls freely).
+    rolling_resistance: float = 0.0
     # Vertices of one soft body collide with each other (a folded cloth does not pass through itself).
     self_collision: bool = False
     auto_substeps: bool = False
@@ -95,6 +97,8 @@ class SimulationSettings:
             problems.append(f"static friction must be >= 0 (got {self.static_friction})")
         if self.pour_interval < 0:
             problems.append(f"pour interval must be >= 0 frames (got {self.pour_interval})")
+        if not self.rolling_resistance >= 0:
+            problems.append(f"rolling resistance must be >= 0 (got {self.rolling_resistance})")
         if self.friction < 0 or not self.particle_radius > 0:
             problems.append(
                 f"friction must be >= 0 and particle radius > 0 (got {self.friction}, {self.particle_radius})"
@@ -454,6 +458,8 @@ def build_rigid_world(
         static_friction=settings.static_friction,
     )
     world.enable_rigid_contacts(np.concatenate([normals for _, normals in sampled]))
+    if settings.rolling_resistance > 0:
+        world.set_rolling_resistance(settings.rolling_resistance)
     if settings.sleep_speed > 0:
         world.enable_sleeping(settings.sleep_speed, frames=max(1, round(0.5 * settings.fps)))
     _add_environment(world, colliders, settings)

@@ -1,5 +1,5 @@
-"""Rigid bodies keep their spin in flight (with the default body-by-body fit: a known failure), and with
-sequential rigid contacts (``enable_rigid_contacts(sequential=True)``, Müller et al. 2020) a drum rolls
+"""Rigid bodies keep their spin in flight (with the older body-by-body fit: a known failure), and with
+sequential rigid contacts (the default of ``enable_rigid_contacts``, Müller et al. 2020) a drum rolls
 on, rolling resistance slows it as a wheel's does, and Coulomb friction holds a box on a slope below
 arctan(mu_s) and lets it slide with mu_d above."""
 
@@ -23,10 +23,11 @@ def _angular_velocity(world):
 
 
 @pytest.mark.parametrize("sequential", [
+    pytest.param(None, id="default"),
     pytest.param(False, id="body_fit", marks=pytest.mark.xfail(strict=True, reason=(
-        "known: the default (body-by-body fit) path keeps Müller's warm-started rotation, which lags a "
-        "ninth of each substep's turn; giving it the exact rotation keeps the spin, but then the 50-cube "
-        "pour at friction 0.5 flings a cube 9.4 m (notes/issue-19b.md, session 4 lead's review)"))),
+        "known: the body-by-body fit (no longer the default) keeps Müller's warm-started rotation, which "
+        "lags a ninth of each substep's turn; giving it the exact rotation keeps the spin, but then the "
+        "50-cube pour at friction 0.5 flings a cube 9.4 m (notes/issue-19b.md, session 4 lead's review)"))),
     pytest.param(True, id="sequential"),
 ])
 def test_a_cube_spinning_in_the_air_keeps_its_spin(sequential):
@@ -34,7 +35,7 @@ def test_a_cube_spinning_in_the_air_keeps_its_spin(sequential):
     world = World(points + [0.0, 0.0, 5.0], gravity=(0.0, 0.0, 0.0))
     world.add_shape_match(np.arange(len(points)))
     world.add_particle_collisions(0.05, groups=np.zeros(len(points), np.int64))
-    world.enable_rigid_contacts(normals, sequential=sequential)
+    world.enable_rigid_contacts(normals, **({} if sequential is None else {"sequential": sequential}))
     omega = np.array([1.0, 2.0, 0.5])
     world.set_velocities(np.cross(omega, world.positions - world.positions.mean(axis=0)))
     for _ in range(FPS):
@@ -102,10 +103,10 @@ def test_rolling_resistance_needs_sequential_rigid_contacts_and_a_coefficient_of
     with pytest.raises(SimulationError, match="sequential rigid contacts"):
         world.set_rolling_resistance(0.1)
     world.add_shape_match(np.arange(3))
-    world.enable_rigid_contacts()
+    world.enable_rigid_contacts(sequential=False)
     with pytest.raises(SimulationError, match="sequential rigid contacts"):
         world.set_rolling_resistance(0.1)
-    world.enable_rigid_contacts(sequential=True)
+    world.enable_rigid_contacts()  # sequential: the default
     with pytest.raises(SimulationError, match="rolling resistance"):
         world.set_rolling_resistance(-0.1)
 
@@ -146,3 +147,29 @@ def test_static_and_dynamic_friction_follow_coulomb_with_sequential_contacts():
     assert _box_on_a_slope(25.0, 0.3) == pytest.approx(_coulomb(25.0, 0.3, 0.0), rel=0.05)
     assert _box_on_a_slope(25.0, 0.3, 0.6, speed=1.0) == pytest.approx(_coulomb(25.0, 0.3, 1.0), rel=0.05)
     assert _box_on_a_slope(0.0, 0.3, speed=1.0) == pytest.approx(_coulomb(0.0, 0.3, 1.0), rel=0.05)
+
+
+def test_a_cube_spinning_flat_on_the_floor_stops_as_coulomb_friction_over_its_face_says():
+    """Friction acts against turning about the contact normal too (spread over the face it stands on):
+    a 0.3 m cube spun about the vertical decelerates at ``mu g r / k^2`` (``r`` the mean distance of the
+    touching samples from the face's centre, ``k^2`` its inertia about the vertical over its mass). A
+    plank knocked into a spin kept turning for seconds when friction acted at the patch's centre only."""
+    friction, spin = 0.5, 4.0
+    settings = SimulationSettings(auto_substeps=True, min_substeps=20, friction=friction, sleep_speed=0.0,
+                                  particle_radius=0.05)  # fmt: skip
+    corners = CUBE_CORNERS * 0.3 + [0.0, 0.0, 0.15]
+    world, _, _ = build_rigid_world([Body("box", corners, triangles=CUBE_TRIANGLES)], [], settings)
+    for _ in range(6):  # settle onto the floor
+        world.step(1.0 / FPS, substeps=20)
+    r = world.positions - world.positions.mean(axis=0)
+    world.set_velocities(np.cross([0.0, 0.0, spin], r))
+    bottom = r[:, 2] < r[:, 2].min() + 1e-6
+    lever = np.linalg.norm(r[bottom, :2], axis=1).mean()
+    expected = spin / (friction * G * lever / np.mean(np.einsum("ij,ij->i", r[:, :2], r[:, :2])))
+    rates = []
+    for _ in range(FPS):
+        world.step(1.0 / FPS, substeps=20)
+        rates.append(_angular_velocity(world)[2])
+    stopped = (int(np.argmax(np.abs(rates) < 0.05 * spin)) + 1) / FPS
+    assert stopped == pytest.approx(expected, rel=0.25)
+    assert abs(rates[-1]) < 0.01  # and stays stopped
