@@ -521,25 +521,24 @@ class World(RigidContacts):
         clusters = self._clusters
         members, cluster, starts = clusters["members"], clusters["cluster"], clusters["starts"]
         # Through a spout, one after another: a due body waits while a free body is still where it
-        # would start (the overlap would be resolved by a violent push), and so do the ones after it.
+        # would start (the overlap would be resolved by a violent push), and so do the due ones after it.
         points = self._x[members]
         low = np.minimum.reduceat(points, starts) - 2.0 * self.particle_radius
         high = np.maximum.reduceat(points, starts) + 2.0 * self.particle_radius
         present = ~state["held"]
-        # One body per step, the first due one, once its spot is clear; the ones after it are put off by
-        # as long as it waited, so they still leave one interval apart instead of in a burst.
-        body = due[np.argmin(state["release"][due])]
-        if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
-            return
-        waited = self.time - state["release"][body]
-        later = state["held"] & (state["release"] > state["release"][body])
-        state["release"][later] += max(waited, 0.0)
-        released = members[cluster == body]
-        self._w[released] = state["weights"][released]
-        self._v[released] = 0.0
-        state["held"][body] = False
-        state["calm"][body] = 0
-        self._active_clusters = None
+        letting_go = np.zeros_like(present)
+        for body in due[np.argsort(state["release"][due], kind="stable")]:
+            if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
+                break
+            present[body] = letting_go[body] = True
+        due = letting_go
+        if np.any(due):
+            released = members[due[cluster]]
+            self._w[released] = state["weights"][released]
+            self._v[released] = 0.0
+            state["held"] &= ~due
+            state["calm"][due] = 0
+            self._active_clusters = None
 
     def _update_sleep(self, dt: float, before: NDArray[np.float64]) -> None:
         state, clusters = self._sleep, self._clusters

@@ -50,10 +50,16 @@ def add_cli(subparsers) -> None:
         "--static-friction", type=float, default=None, help="pile: friction to start sliding (static)"
     )
     parser.add_argument(
+        "--contacts",
+        choices=("fit", "sequential"),
+        default=None,
+        help="pile: how contacts are solved (sequential: bodies roll and keep their spin)",
+    )
+    parser.add_argument(
         "--rolling-resistance",
         type=float,
         default=None,
-        help="pile: rolling resistance coefficient (0 rolls freely)",
+        help="pile: rolling resistance coefficient (sequential contacts; 0 rolls freely)",
     )
     parser.add_argument(
         "--pour-interval",
@@ -88,7 +94,9 @@ def _cli_simulate(args, context) -> None:
         call_operator("procanim.add_rigid_pile_demo", **({"count": args.cubes} if args.cubes else {}))
         if args.pour_interval is not None:  # after the demo, which sets its own
             settings.pour_interval = args.pour_interval
-        keys = ("static_friction", "pour_interval", "rolling_resistance")
+        if args.contacts is not None:
+            settings.rigid_contacts = args.contacts.upper()
+        keys = ("static_friction", "pour_interval", "rigid_contacts", "rolling_resistance")
         pile = {key: getattr(settings, key) for key in keys}
         call_operator("procanim.bake_rigid_pile", **shared, **automatic, **pile)
         return

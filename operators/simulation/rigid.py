@@ -6,7 +6,7 @@ from bpy.props import EnumProperty, FloatProperty, IntProperty
 
 from ...addon.quaternions import from_matrix as matrix_to_quaternion
 from ...addon.simulation.budget import check_bake_size
-from ...addon.simulation.heaps import CUBE_CORNERS, CUBE_FACES, spout_poses
+from ...addon.simulation.heaps import CUBE_CORNERS, CUBE_FACES
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
 from ...addon.simulation.substeps import SubstepLog
 from .. import writers
@@ -129,19 +129,19 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             _ground_plane(collection)
         material = writers.principled_material("ProcAnim Crate", (0.8, 0.45, 0.15, 1.0), roughness=0.6)
         cubes = []
-        # The core's spout (the heap test and bench pour exactly these): high enough for the heap the
-        # cubes make, the cubes spread over a disc of a few sizes so they land all over its top, lowest
-        # first (the pour releases them in order of height, one every Pour Interval).
-        poses = spout_poses(self.count, self.size, self.seed) if self.arrangement == "POUR" else None
+        # A spout high enough for the heap the cubes make (about as high as a cone of their volume at
+        # 30 degrees), with the cubes spread over a disc of a few sizes so they land all over its top.
+        spout = self.size * (4.0 + 1.2 * self.count ** (1.0 / 3.0))
         for index in range(self.count):
             cube = writers.new_object(
                 f"Crate.{index:03d}", writers.mesh_from_arrays("Crate", corners, CUBE_FACES), collection
             )
-            if poses is not None:
-                turn, centre = poses[index]
-                cube.location = tuple(centre)
-                cube.rotation_mode = "QUATERNION"
-                cube.rotation_quaternion = tuple(matrix_to_quaternion(turn))
+            if self.arrangement == "POUR":
+                radius, angle = 1.5 * self.size * np.sqrt(rng.uniform()), rng.uniform(0.0, 2.0 * np.pi)
+                # Lowest first: the pour releases them in order of height, one every Pour Interval.
+                height = spout + 0.001 * self.size * index
+                cube.location = (radius * np.cos(angle), radius * np.sin(angle), height)
+                cube.rotation_euler = tuple(rng.uniform(-np.pi, np.pi, size=3))
             else:
                 # Two sizes apart: a cube turned any way reaches at most 0.87 sizes from its centre, so
                 # no two start overlapping.

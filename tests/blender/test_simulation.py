@@ -217,6 +217,7 @@ def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_setti
         "frame_count": 60,
         "pour_interval": settings.pour_interval,
         "static_friction": 0.8,
+        "rigid_contacts": "SEQUENTIAL",
         "rolling_resistance": 0.1,  # passed through to the rigid world (cubes barely roll)
     }
     assert bpy.ops.procanim.bake_rigid_pile(**overrides) == {"FINISHED"}

@@ -1,5 +1,5 @@
-"""Rigid bodies keep their spin in flight (with the older body-by-body fit: a known failure), and with
-sequential rigid contacts (the default of ``enable_rigid_contacts``, Müller et al. 2020) a drum rolls
+"""Rigid bodies keep their spin in flight (with the default body-by-body fit: a known failure), and with
+sequential rigid contacts (``enable_rigid_contacts(sequential=True)``, Müller et al. 2020) a drum rolls
 on, rolling resistance slows it as a wheel's does, and Coulomb friction holds a box on a slope below
 arctan(mu_s) and lets it slide with mu_d above."""
 
@@ -23,11 +23,10 @@ def _angular_velocity(world):
 
 
 @pytest.mark.parametrize("sequential", [
-    pytest.param(None, id="default"),
     pytest.param(False, id="body_fit", marks=pytest.mark.xfail(strict=True, reason=(
-        "known: the body-by-body fit (no longer the default) keeps Müller's warm-started rotation, which "
-        "lags a ninth of each substep's turn; giving it the exact rotation keeps the spin, but then the "
-        "50-cube pour at friction 0.5 flings a cube 9.4 m (notes/issue-19b.md, session 4 lead's review)"))),
+        "known: the default (body-by-body fit) path keeps Müller's warm-started rotation, which lags a "
+        "ninth of each substep's turn; giving it the exact rotation keeps the spin, but then the 50-cube "
+        "pour at friction 0.5 flings a cube 9.4 m (notes/issue-19b.md, session 4 lead's review)"))),
     pytest.param(True, id="sequential"),
 ])
 def test_a_cube_spinning_in_the_air_keeps_its_spin(sequential):
@@ -35,7 +34,7 @@ def test_a_cube_spinning_in_the_air_keeps_its_spin(sequential):
     world = World(points + [0.0, 0.0, 5.0], gravity=(0.0, 0.0, 0.0))
     world.add_shape_match(np.arange(len(points)))
     world.add_particle_collisions(0.05, groups=np.zeros(len(points), np.int64))
-    world.enable_rigid_contacts(normals, **({} if sequential is None else {"sequential": sequential}))
+    world.enable_rigid_contacts(normals, sequential=sequential)
     omega = np.array([1.0, 2.0, 0.5])
     world.set_velocities(np.cross(omega, world.positions - world.positions.mean(axis=0)))
     for _ in range(FPS):
@@ -106,7 +105,7 @@ def test_rolling_resistance_needs_sequential_rigid_contacts_and_a_coefficient_of
     world.enable_rigid_contacts(sequential=False)
     with pytest.raises(SimulationError, match="sequential rigid contacts"):
         world.set_rolling_resistance(0.1)
-    world.enable_rigid_contacts()  # sequential: the default
+    world.enable_rigid_contacts(sequential=True)
     with pytest.raises(SimulationError, match="rolling resistance"):
         world.set_rolling_resistance(-0.1)
 
@@ -156,7 +155,7 @@ def test_a_cube_spinning_flat_on_the_floor_stops_as_coulomb_friction_over_its_fa
     plank knocked into a spin kept turning for seconds when friction acted at the patch's centre only."""
     friction, spin = 0.5, 4.0
     settings = SimulationSettings(auto_substeps=True, min_substeps=20, friction=friction, sleep_speed=0.0,
-                                  particle_radius=0.05)  # fmt: skip
+                                  particle_radius=0.05, rigid_contacts="sequential")  # fmt: skip
     corners = CUBE_CORNERS * 0.3 + [0.0, 0.0, 0.15]
     world, _, _ = build_rigid_world([Body("box", corners, triangles=CUBE_TRIANGLES)], [], settings)
     for _ in range(6):  # settle onto the floor
@@ -173,3 +172,18 @@ def test_a_cube_spinning_flat_on_the_floor_stops_as_coulomb_friction_over_its_fa
     stopped = (int(np.argmax(np.abs(rates) < 0.05 * spin)) + 1) / FPS
     assert stopped == pytest.approx(expected, rel=0.25)
     assert abs(rates[-1]) < 0.01  # and stays stopped
+
+
+def test_rigid_pile_settings_choose_the_contact_solver_and_carry_rolling_resistance():
+    corners = CUBE_CORNERS * 0.3 + [0.0, 0.0, 0.15]
+    box = [Body("box", corners, triangles=CUBE_TRIANGLES)]
+    world, _, _ = build_rigid_world(box, [], SimulationSettings())
+    with pytest.raises(SimulationError, match="sequential rigid contacts"):
+        world.set_rolling_resistance(0.1)  # the body fit is the default
+    settings = SimulationSettings(rigid_contacts="sequential", rolling_resistance=0.2)
+    world, _, _ = build_rigid_world(box, [], settings)
+    assert world._rolling_resistance == 0.2
+    with pytest.raises(SimulationError, match="rolling resistance needs sequential"):
+        SimulationSettings(rolling_resistance=0.2)
+    with pytest.raises(SimulationError, match="rigid contacts must be one of"):
+        SimulationSettings(rigid_contacts="exact")

@@ -166,9 +166,8 @@ def _plank(size, centre, turn: bool = False):
     return corners + centre, np.array(faces)
 
 
-def _plank_on_plank(settings, sequential=None):
-    """Lowest point, per frame, of the falling plank where it crosses the lower one's footprint
-    (``sequential``: the rigid contact solver, None: the default)."""
+def _plank_on_plank(settings):
+    """Lowest point, per frame, of the falling plank where it crosses the lower one's footprint."""
     from addon.simulation.scenes import build_rigid_world
 
     size = np.array([0.4, 0.08, 0.01])
@@ -177,8 +176,6 @@ def _plank_on_plank(settings, sequential=None):
     vertices, triangles = _plank(size, [0.0, 0.0, 5.0], turn=True)
     falling = Body("falling", vertices, triangles=triangles)
     world, _, offsets = build_rigid_world([below, falling], [], settings)
-    if sequential is not None:
-        world.enable_rigid_contacts(sequential=sequential)
     lowest = []
     for _, positions in run_frames(world, settings, 1):
         upper = positions[offsets[1] :]
@@ -187,11 +184,14 @@ def _plank_on_plank(settings, sequential=None):
     return world, np.array(lowest)
 
 
-def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_without_passing_through():
+@pytest.mark.parametrize("contacts", ["fit", "sequential"])
+def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_without_passing_through(contacts):
     """Thin boards get collision particles of half their thickness (5 mm), and automatic substeps keep
     each substep's travel under that radius even at the 9.9 m/s of a 5 m fall. Settings as
     bake_rigid_pile's defaults (Substeps 20 is the automatic minimum for piles)."""
-    settings = SimulationSettings(frame_count=60, auto_substeps=True, min_substeps=20)
+    settings = SimulationSettings(
+        frame_count=60, auto_substeps=True, min_substeps=20, rigid_contacts=contacts
+    )
     world, lowest = _plank_on_plank(settings)
     assert world.particle_radius == pytest.approx(0.005)
     # The lower plank spans z 0..0.01: the falling one never reaches its middle, and ends resting on it.
@@ -206,12 +206,12 @@ def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_withou
 def test_at_a_fixed_twenty_substeps_the_same_plank_tunnels_through_the_body_fit():
     """What the automatic substeps prevent: 2 cm per substep skips the 1 cm of the lower plank (with the
     lower plank awake; asleep, it is immovable and happens to hold this one), with the body-by-body
-    contact fit. The sequential solve (the default) finds the falling plank on the right side even
-    then: it is pushed back out along the lower plank's face normal, contact by contact."""
+    contact fit (the default). Sequential contacts find the falling plank on the right side even then:
+    it is pushed back out along the lower plank's face normal, contact by contact."""
     settings = SimulationSettings(frame_count=40, substeps=20, sleep_speed=0.0)
-    _, lowest = _plank_on_plank(settings, sequential=False)
-    assert lowest.min() < 0.0075  # down on the floor (5 mm particles), through the other plank
     _, lowest = _plank_on_plank(settings)
+    assert lowest.min() < 0.0075  # down on the floor (5 mm particles), through the other plank
+    _, lowest = _plank_on_plank(replace(settings, rigid_contacts="sequential"))
     assert lowest.min() > 0.011
 
 
