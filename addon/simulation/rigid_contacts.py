@@ -551,6 +551,7 @@ class RigidContacts:
             # the normal load (sliding ones: dynamic friction, in the velocity pass).
             limit = patches["static"] * patches["load"] - held
             held += self._patch_friction(patches, move, spin, patches["slip"], limit, True)
+        patches["stuck"] = held > 0  # static friction held the patch (see _rigid_velocity_pass)
         moved_particles = members[np.isin(clusters["cluster"], touched)]
         owner = compact[body[moved_particles]]
         relative = p[moved_particles] - centroids[owner]
@@ -769,7 +770,11 @@ class RigidContacts:
         drift = np.zeros((len(patches["load"]), 3))
         # mu_d times the normal impulse of the position pass (load / h).
         limit = patches["dynamic"] * patches["load"] / h
-        self._patch_friction(patches, linear, angular, drift, limit, False)
+        # Sliding: patches that static friction held this substep are left alone, their slip was
+        # cancelled in the position pass (dynamic friction on top, up to mu_d N again, held a cube on
+        # another cube at 25 deg with mu 0.3: it slid 1 cm in 1 s, Coulomb: 0.74 m). Twisting: every
+        # patch (the position pass holds no turn about the normal).
+        self._patch_friction(patches, linear, angular, drift, np.where(patches["stuck"], 0.0, limit), False)
         self._resist_twisting(patches, angular, limit * patches["spread"])
         if self._rolling_resistance > 0:
             self._resist_rolling(patches, angular, h)
