@@ -66,11 +66,31 @@ TRANSITIONS = frozenset(
      for b in ("first_position", "third_position", "fifth_position") if a != b]
     + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
     + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")])
-# Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
-# working foot brushes out and back over its spot by IK, and the closed chain closes it there
-# (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
-# In third and fifth a few in a row fell (after the other leg's tendus).
-TENDU_FROM_BOTH_FEET = ("first_position",)
+# Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
+# weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK,
+# and the closed chain closes it there (aiming past the spot by the legs' give under the load) and
+# brings the weight back to the middle. In first every tendu on either leg. In third and fifth the
+# front (right) foot's tendus front and side, the weight on the back foot (measured: COM 5.8-6.1 cm
+# inside over each one's last second, the feet within 0.7 cm of their places after four in a row).
+# Not yet there: the front foot's tendu back (it comes back to its crossed place through the back
+# foot: both feet slid 11 cm back in third, the dancer fell in fifth), the back foot's tendus (in
+# fifth its tendu front crosses the front foot and fell; in third they complete, 2.2-3.3 cm inside,
+# but the front foot's tendu after them fell: its lift swung the leg across under the pelvis), and
+# every tendu from both feet in second (the first one fell as the foot came back: the weight shift
+# leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth (the
+# weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
+_FRONT_FOOT_TENDUS = frozenset({("front", "R"), ("side", "R")})
+TENDU_FROM_BOTH_FEET = {
+    "first_position": frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R")),
+    "third_position": _FRONT_FOOT_TENDUS,
+    "fifth_position": _FRONT_FOOT_TENDUS,
+}
+# Where a plie after a tendu straight from both feet falls: the closed chain leaves the crossed legs
+# a little off their places. In fifth, solved for the pelvis going straight down (as after any
+# close) the back foot came 30 cm up 0.5 s in, and by the position's angles too (fell 1.4 s in). In
+# third the solved plies walked the front foot 1.4 cm (seeded random sequence 2: a tendu, demi and
+# grand plie, and the left leg's developpe fell four steps later; by the angles it fell at once).
+PLIE_AFTER_A_CLOSE_FALLS = ("third_position", "fifth_position")
 # After a change of position the feet stand within 2.5 cm of the new position's places: the weight
 # shift, retire, releve and pivot (and the plies, but in fifth) hold there; the extensions fell in
 # seeded random sequences (the back foot's developpes after a change into fifth, a tendu front after
@@ -543,10 +563,19 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
                               f"and taller (at {height:g} m the feet chatter as the heels rise and the "
                               "dancer falls); the releve on one foot is: add weight_shift and retire first")
-    if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
-        raise DancerError(f"{name} straight from both feet is balanced in "
-                          f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
-                          "a few); add a weight_shift first")
+    if name.startswith("tendu_") and state.support == "both":
+        direction, working = name.split("_", 1)[1], side or "R"
+        if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
+            where = ("in first_position on either foot, and with the front (right) foot to the front and "
+                     "side in third_position and fifth_position")
+            raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
+                              f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
+                              f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+    if name in _BOTH_FEET and state.closed and state.position in PLIE_AFTER_A_CLOSE_FALLS:
+        raise DancerError(f"{name} in {state.position} after a tendu straight from both feet is not balanced "
+                          "yet (the closed chain leaves the crossed legs a little off their places and the "
+                          "plie, or a step after it, fell); plie before the tendus, or start again from "
+                          f"{state.position}")
     if name == "weight_shift" and state.hover:
         raise DancerError("the working foot is still held off the floor after the last step; shifting "
                           "the weight back onto it is not reliably balanced yet (the foot is set down on "

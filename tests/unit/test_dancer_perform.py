@@ -460,7 +460,14 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
         (("first_position", "weight_shift:right", "fifth_position"), ("left foot moving",)),
         (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
-        (("third_position", "tendu_front"), ("straight from both feet is balanced in first_position",)),
+        (("third_position", "tendu_back"), ("right foot straight from both feet in third_position",
+                                             "front (right) foot to the front and side")),
+        (("fifth_position", "tendu_side:left"), ("left foot straight from both feet in fifth_position",)),
+        (("second_position", "tendu_front"), ("straight from both feet in second_position",)),
+        (("fifth_position", "tendu_side", "demi_plie"), ("after a tendu straight from both feet",
+                                                         "plie before the tendus")),
+        (("third_position", "tendu_front", "weight_shift", "third_position", "grand_plie"),
+         ("grand_plie in third_position after a tendu straight from both feet",)),
     ],
 )
 def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason(sequence, words):
@@ -508,13 +515,21 @@ def test_combinations_that_fell_in_seeded_random_sequences_are_refused_with_the_
 
 TENDUS = ("first_position", "tendu_front:right", "tendu_side:right", "tendu_back:right", "tendu_front:left",
           "tendu_side:left", "tendu_back:left", "demi_plie", "weight_shift", "retire")
+# In third and fifth the front foot's tendus front and side, each twice (no plie after them: refused,
+# it fell), then the paper's weight shift, retire and releve.
+FRONT_FOOT_TENDUS = ("tendu_front:right", "tendu_side:right", "tendu_front:right", "tendu_side:right")
 
 
-def test_tendus_straight_from_both_feet_close_back_into_the_position():
+@pytest.mark.parametrize("sequence", [
+    TENDUS,
+    ("third_position", *FRONT_FOOT_TENDUS, "weight_shift", "retire", "releve"),
+    ("fifth_position", *FRONT_FOOT_TENDUS, "weight_shift", "retire", "releve"),
+], ids=["first", "third", "fifth"])
+def test_tendus_straight_from_both_feet_close_back_into_the_position(sequence):
     # The weight goes onto the supporting foot, the working foot brushes out and back over its spot,
     # and the closed chain closes it there and brings the weight back to the middle; then the next
     # tendu, a plie (in place) and the paper's weight shift and retire.
-    show = perform(TENDUS)
+    show = perform(sequence)
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(show)
 
@@ -541,7 +556,11 @@ def test_tendus_straight_from_both_feet_close_back_into_the_position():
         for side in ("L", "R"):
             assert show.joint_positions[f"foot.{side}"][tick, 2] == pytest.approx(
                 show.joint_positions[f"foot.{side}"][0, 2], abs=0.003), (name, side)
-        assert abs(show.com[tick, 1] - show.com[0, 1]) < 0.01, name
+        # The weight back in the middle of the feet, where the close aims it (in first where the dancer
+        # stood; in third and fifth that middle is 0.8 cm aside of it, measured 1.1 cm at the end).
+        assert np.linalg.norm(show.com[tick, :2] - show.com_targets[tick]) < 0.01, name
+        if sequence[0] == "first_position":
+            assert abs(show.com[tick, 1] - show.com[0, 1]) < 0.01, name
 
 
 def test_a_weight_shift_in_fourth_is_refused_with_the_reason():
