@@ -91,6 +91,14 @@ TENDU_FROM_BOTH_FEET = {
 # third the solved plies walked the front foot 1.4 cm (seeded random sequence 2: a tendu, demi and
 # grand plie, and the left leg's developpe fell four steps later; by the angles it fell at once).
 PLIE_AFTER_A_CLOSE_FALLS = ("third_position", "fifth_position")
+# Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
+# set down as a tendu from both feet closes, then the weight goes over), and why.
+HOVER_SHIFT_FALLS = {
+    "second_position": "the foot hovers under its own hip, 24 cm inside its wide place, and the dancer "
+                       "fell as it was set down there",
+    "fourth_position": "only the front foot hovers there, and the weight onto the front foot is not "
+                       "balanced in fourth",
+}
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
@@ -565,10 +573,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "yet (the closed chain leaves the crossed legs a little off their places and the "
                           "plie, or a step after it, fell); plie before the tendus, or start again from "
                           f"{state.position}")
-    if name == "weight_shift" and state.hover:
-        raise DancerError("the working foot is still held off the floor after the last step; shifting "
-                          "the weight back onto it is not reliably balanced yet (the foot is set down on "
-                          "its spot, but some sequences fall after it)")
+    if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
+        raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
+                          f"weight back onto it in {state.position} is not balanced yet "
+                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, third and fifth position")
 
     if name == "weight_shift":
         support = side or "L"
@@ -713,19 +721,21 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``_chained``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
         if state.hover:
-            # The hovering foot joins the stance first (the weight stays where it is), then the
-            # weight goes over.
+            # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
+            # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
+            # the weight goes over as from both feet. Set down straight onto the floor while the weight
+            # stayed on the other foot, the landed foot was still partly on its ball and the next step
+            # fell (first: the other foot, lifting, swung 10 cm across behind it); in fifth the foot,
+            # hovering under its own hip, was dragged through the other one to its crossed place.
             phases.append(Phase(label, WEIGHT_SHIFT_SET_DOWN, pose, state.support, "foot:" + state.support,
-                                0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=0.0))
-            # The landed leg keeps the joint angles that put it on its spot.
-            landed = f".{other(state.support)}_"
-            shift_pose = {k: v for k, v in pose.items()
-                          if landed not in k or k.startswith(("upper_arm", "forearm"))}
+                                0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=TENDU_HOVER))
+            phases.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5, 0.8 * TENDU_CLOSE,
+                                closed_chain=chained))
             shift, upright = _upright_split(duration, state)
-            phases.append(Phase(label, shift, shift_pose, "both", "foot:" + support, 0.5,
-                                min(2.0, 0.8 * shift), closed_chain=chained))
-            phases.extend(_upright(label, upright, shift_pose, state.position, support))
-            return phases, replace(state, support=support, hover=False)
+            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
+                                closed_chain=chained))
+            phases.extend(_upright(label, upright, pose, state.position, support))
+            return phases, replace(state, support=support, hover=False, closed=True)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
