@@ -85,12 +85,6 @@ TENDU_FROM_BOTH_FEET = {
     "third_position": _FRONT_FOOT_TENDUS,
     "fifth_position": _FRONT_FOOT_TENDUS,
 }
-# Where a plie after a tendu straight from both feet falls: the closed chain leaves the crossed legs
-# a little off their places. In fifth, solved for the pelvis going straight down (as after any
-# close) the back foot came 30 cm up 0.5 s in, and by the position's angles too (fell 1.4 s in). In
-# third the solved plies walked the front foot 1.4 cm (seeded random sequence 2: a tendu, demi and
-# grand plie, and the left leg's developpe fell four steps later; by the angles it fell at once).
-PLIE_AFTER_A_CLOSE_FALLS = ("third_position", "fifth_position")
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
 # set down as a tendu from both feet closes, then the weight goes over), and why.
 HOVER_SHIFT_FALLS = {
@@ -549,11 +543,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
-    if name in _BOTH_FEET and state.closed and state.position in PLIE_AFTER_A_CLOSE_FALLS:
-        raise DancerError(f"{name} in {state.position} after a tendu straight from both feet is not balanced "
-                          "yet (the closed chain leaves the crossed legs a little off their places and the "
-                          "plie, or a step after it, fell); plie before the tendus, or start again from "
-                          f"{state.position}")
     if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
         raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
                           f"weight back onto it in {state.position} is not balanced yet "
