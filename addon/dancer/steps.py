@@ -54,18 +54,25 @@ _FOURTH_FALLS = frozenset({"tendu_back"})
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
 # load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
 # moving (the left one only between first and third: going behind into fifth the supporting right
-# foot slid 6 cm or turned 8 degrees, and out of fifth after a plie the dancer fell), each completes
+# foot turned 8 degrees from first, and from third 6-10 degrees after a plie or a change into third;
+# out of fifth it held from the position but fell after a grand plie, and the right foot's change
+# after it fell), each completes
 # with a weight shift onto the other foot and a retire after it; so do the front foot's closes from
-# fourth (the weight on the back foot) into first, third and fifth. Not yet:
-# out of second (the carried leg swings under the pelvis and the supporting heel comes up; from the
-# left foot only the change into first holds), into second (the change completes, but the weight
-# shift after it ends 5 cm outside the polygon), into fourth (the set-down without the closed chain
-# there fell) and out of fourth with the back foot moving.
+# fourth (the weight on the back foot) into first, third and fifth, and the changes into second from
+# first and third with either foot and from fifth with the right one (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
+# other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot
+# is aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm; a weight
+# shift and a retire hold after it, and one plie; see _check_balanced for what is refused after
+# it). Not yet: out of second (the carried leg swings under the pelvis and the
+# supporting heel comes up; from the left foot only the change into first holds), into fourth (the set-down without the closed chain there fell)
+# and out of fourth with the back foot moving.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
     + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
-    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")])
+    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
+    + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
+    + [("fifth_position", "second_position", "R")])
 # Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
 # working foot brushes out and back over its spot by IK, and the closed chain closes it there
 # (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
@@ -302,6 +309,9 @@ WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
+INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
+# Changes whose set-down takes the weight to the middle as the foot lands (see _step).
+WEIGHT_WHILE_LANDING = ("second_position",)
 TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
@@ -527,6 +537,20 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
                           "within 2.5 cm of their places there, and the legs crossed that much off fell "
                           "in the plie); start the sequence in fifth_position for it")
+    if (name == "weight_shift" and state.changed and state.position == "second_position"
+            and state.support == other(side or "L")):
+        raise DancerError("a weight shift straight from one foot to the other after a change into "
+                          "second_position is not balanced yet (the feet stand a centimetre or two off "
+                          "second's places, and the third shift across in seeded random sequences ended "
+                          "6-30 cm outside the polygon); bring the weight back to the middle first: "
+                          "add second_position")
+    if ((name == "weight_shift" or name in _BOTH_FEET) and state.plied and state.changed
+            and state.position == "second_position"):
+        raise DancerError(f"{name} after a change into second_position and a plie there is not balanced yet "
+                          "(each plie solved for the pelvis going straight down walks the wide feet apart: "
+                          "the fourth plie in a row, and the weight coming back to the middle after a shift, "
+                          "fell off the polygon in seeded random sequences); start the sequence in "
+                          "second_position for it")
     if name in _BOTH_FEET and state.plie_then_chain and state.position in PLIE_AFTER_CHAIN_FALLS:
         raise DancerError(f"{name} in {state.position} after a plie and then standing or a weight shift "
                           "there is not balanced yet (the crossed feet walk a few millimetres in each and "
@@ -640,6 +664,13 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name in POSITIONS:
         target_pose = settle(position_pose(name, turnout, height))
         total = _seconds(name, seconds, {**kinds, "position": kinds["transition"]})
+        if name == "second_position" and name != state.position:
+            # Into second the supporting knee bends (a fondu) so the other leg reaches its wide place:
+            # in 6 s it bent in half a second, the supporting toes came up and the dancer fell.
+            if seconds is not None and seconds < INTO_SECOND_SECONDS:
+                raise DancerError(f"a change into second_position takes at least {INTO_SECOND_SECONDS:g} s, "
+                                  f"got {seconds:g}")
+            total = max(total, INTO_SECOND_SECONDS)
         if state.releve and state.support in ("L", "R"):
             raise DancerError(f"{name} from releve on one foot: come down first (no step lowers from "
                               "one toe yet); end the sequence on the toe instead")
@@ -679,11 +710,21 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # supporting foot as it stands), by IK; the closed chain then sets it down there ...
         phases.append(Phase(label, carry, moved, support, "foot:" + support, 0.9 * carry, 0.5,
                             land=TRANSITION_HOVER, place=name))
-        phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
-                            closed_chain=_chained(name), place=name))
+        if name in WEIGHT_WHILE_LANDING:
+            # Into second the weight goes to the middle while the foot lands: held over the
+            # supporting foot, the leg reaching far out landed like a strut, pushed the COM off the
+            # outer edge of the supporting foot and the dancer fell (unless the change started from
+            # both feet straight out of the position, and then barely).
+            phases.append(Phase(label, down + middle, target_pose, "both", "both", 0.8 * down,
+                                down + 0.9 * middle, closed_chain=_chained(name), place=name))
+            middle = 0.0
+        else:
+            phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
+                                closed_chain=_chained(name), place=name))
         # ... and the weight goes to the middle of the new position (aimed now that both feet are
         # down) and settles there: the next step starts from it as from a sequence's first position.
-        phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
+        if middle:
+            phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
                             closed_chain=_chained(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=_chained(name), place=name))

@@ -287,8 +287,8 @@ def test_the_weight_comes_back_to_both_feet_in_the_position():
 @pytest.mark.parametrize(
     ("sequence", "words"),
     [
-        (("first_position", "weight_shift", "second_position"),
-         ("from first_position to second_position", "not balanced yet")),
+        (("fifth_position", "weight_shift:right", "second_position"),
+         ("from fifth_position to second_position", "not balanced yet")),
         (("first_position", "weight_shift", "tendu_side", "first_position"),
          ("working foot is off the floor",)),
         (("first_position", "weight_shift", "retire", "first_position"), ("working foot is off the floor",)),
@@ -383,6 +383,15 @@ CHANGES = {
               "fifth_position", "first_position", "weight_shift:left", "retire:right"),
     "left": ("first_position", "weight_shift:right", "third_position", "weight_shift:right", "first_position",
              "weight_shift:left", "retire:right"),
+    # Into second from first and third, either foot moving, and from fifth (at least 10 s: the supporting knee
+    # bends so the other leg reaches its place, the weight goes to the middle as the foot lands).
+    "into second": ("first_position", "second_position", "weight_shift:left", "retire:right"),
+    "left into second": ("first_position", "weight_shift:right", "second_position", "weight_shift:left",
+                         "retire:right"),
+    "third into second": ("third_position", "second_position", "weight_shift:right", "retire:left"),
+    "left third into second": ("third_position", "weight_shift:right", "second_position",
+                               "weight_shift:left", "retire:right"),
+    "fifth into second": ("fifth_position", "second_position", "weight_shift:right", "retire:left"),
     # The front foot closing from fourth (the weight on the back foot).
     **{f"fourth to {name}": ("fourth_position", f"{name}_position", "weight_shift:left", "retire:right")
        for name in ("first", "third", "fifth")},
@@ -436,7 +445,10 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         # (measured 0.2-0.8 cm; 2-2.4 cm before the closed chain aimed past the place by the legs'
         # give), flat on the floor (each foot down, its ankle as high as standing, within 3 mm; in
         # fifth the front toe may be a hair up), the COM still in the middle.
-        assert np.linalg.norm(apart(show, tick) - apart(fresh[name], -1)) < 0.012, (index, name)
+        # Into second (the supporting knee bent to reach, the feet far apart, the foot aimed at its
+        # place, not past it): within 2.5 cm (1.1-2.2 measured).
+        off = 0.025 if name == "second_position" else 0.012
+        assert np.linalg.norm(apart(show, tick) - apart(fresh[name], -1)) < off, (index, name)
         assert show.in_contact[tick, :2].any() and show.in_contact[tick, 2:].any(), (index, name)
         for foot in ("foot.L", "foot.R"):
             assert show.joint_positions[foot][tick, 2] == pytest.approx(
@@ -449,9 +461,16 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
 @pytest.mark.parametrize(
     ("sequence", "words"),
     [
-        (("first_position", "second_position"),
-         ("from first_position to second_position", "right foot moving")),
+        (("first_position", "second_position@6"), ("into second_position takes at least 10 s",)),
         (("second_position", "first_position"), ("from second_position", "none yet")),
+        (("fifth_position", "weight_shift:right", "second_position"),
+         ("from fifth_position to second_position", "left foot moving")),
+        (("first_position", "second_position", "demi_plie", "grand_plie"),
+         ("grand_plie after a change into second_position and a plie there",)),
+        (("first_position", "second_position", "demi_plie", "weight_shift:left"),
+         ("weight_shift after a change into second_position and a plie there",)),
+        (("third_position", "second_position", "weight_shift:left", "weight_shift:right"),
+         ("straight from one foot to the other after a change into second_position", "add second_position")),
         (("second_position", "weight_shift:left", "third_position"), ("right foot moving",)),
         (("first_position", "third_position", "tendu_front"), ("after a change of position",)),
         (("first_position", "fifth_position", "demi_plie"), ("after a change into fifth_position",)),
