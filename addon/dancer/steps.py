@@ -56,16 +56,16 @@ _FOURTH_FALLS = frozenset({"tendu_back"})
 # moving (the left one only between first and third: going behind into fifth the supporting right
 # foot turned 8 degrees from first, and from third 6-10 degrees after a plie or a change into third;
 # out of fifth it held from the position but fell after a grand plie, and the right foot's change
-# after it fell), each completes
-# with a weight shift onto the other foot and a retire after it; so do the front foot's closes from
-# fourth (the weight on the back foot) into first, third and fifth, and the changes into second from
-# first and third with either foot and from fifth with the right one (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
-# other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot
-# is aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm; a weight
-# shift and a retire hold after it, and one plie; see _check_balanced for what is refused after
-# it). Not yet: out of second (the carried leg swings under the pelvis and the
-# supporting heel comes up; from the left foot only the change into first holds), into fourth (the set-down without the closed chain there fell)
-# and out of fourth with the back foot moving.
+# after it fell), each completes with a weight shift onto the other foot and a retire after it; so
+# do the front foot's closes from fourth (the weight on the back foot) into first, third and fifth,
+# and the changes into second from first and third with either foot and from fifth with the right
+# one (in at least INTO_SECOND_SECONDS: the supporting knee bends so the other leg reaches the wide
+# place, and the weight goes to the middle as the foot lands; the foot is aimed at its place, not
+# past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm; a weight shift and a retire hold
+# after it; see _check_balanced for what is refused after it). Not yet: out of second (the carried
+# leg swings under the pelvis and the supporting heel comes up; from the left foot only the change
+# into first holds), into fourth (the set-down without the closed chain there fell) and out of
+# fourth with the back foot moving.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
@@ -78,11 +78,6 @@ TRANSITIONS = frozenset(
 # (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
 # In third and fifth a few in a row fell (after the other leg's tendus).
 TENDU_FROM_BOTH_FEET = ("first_position",)
-# After a change of position the feet stand within 2.5 cm of the new position's places: the weight
-# shift, retire, releve and pivot (and the plies, but in fifth) hold there; the extensions fell in
-# seeded random sequences (the back foot's developpes after a change into fifth, a tendu front after
-# a developpe in third), so they are refused there.
-_AFTER_A_CHANGE_FALLS = ("tendu", "developpe", "arabesque")
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
@@ -307,6 +302,13 @@ TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
+# Where a plie is done by the closed chain (the pelvis lowered and raised with both feet held on
+# their spots by the legs' IK) instead of by the position's knee angles: in fifth each plie by the
+# angles walked the crossed feet 0.5-2.4 cm (the right ankle 3.4-4.4 cm off its place after three
+# grand plies) and the next plie fell (seeded random sequences 1 and 5 from fifth); by the chain
+# they move 0.1-0.4 cm a plie after the first, and the same plies hold 6-7 cm inside the polygon.
+# (Solved once for the pelvis going straight down, as after a change, fifth's grand plie fell.)
+PLIE_BY_CHAIN = ("fifth_position",)
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
@@ -366,6 +368,12 @@ class Phase:
     # Leaving the closed chain onto one foot: the supporting leg straightens (knee a hair bent)
     # under the pelvis where the chain left it, instead of keeping the chain's knee bend.
     straighten: bool = False
+    # The legs go back to the angles they stood on when the step began (after a plie), not to the
+    # position's: the closed chain leaves them where the feet really are.
+    restore: bool = False
+    # (from, to) pelvis drop as a share of the height, blended with the pose: a plie by the closed
+    # chain (``closed_chain`` on both feet), the feet held on their spots throughout.
+    chain_drop: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -380,9 +388,6 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
-    closed_back: frozenset[str] = frozenset()  # feet that closed a tendu back from both feet here
-    plied: bool = False       # a plie was done in this position
-    plie_then_chain: bool = False  # ... and after it the dancer stood or shifted the weight here
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -481,33 +486,12 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
             if not allow_unbalanced:
                 _check_balanced(state, name, side, height)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
-            state = _remember_plies(state, name)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
         labels.append(label)
         new_phases[0].starts_step = True
         phases.extend(new_phases)
     return labels, phases, state
-
-
-def _remember_plies(state: State, name: str) -> State:
-    """``state`` after ``name`` with what the refusals after plies need (see PLIE_AFTER_CHAIN_FALLS)."""
-    if name in _BOTH_FEET:
-        return replace(state, plied=True)
-    if state.plied and name in ("weight_shift", state.position):
-        return replace(state, plie_then_chain=True)
-    return state
-
-
-# Positions where a plie is refused once the dancer has plied there and then stood (naming the
-# position again) or shifted the weight: the closed chain holds the crossed feet where the plie
-# left them (a few millimetres off their places, more with each plie and each chain step), and
-# the next plie by the position's angles fell (seeded random sequences from fifth: seed 5, demi
-# plie, weight shift and back, demi plie: the left foot came 7 cm up, COM 19 cm out; seed 1, demi
-# plie, standing twice, grand and demi plie: the feet lost the floor as the dancer stood in fifth
-# after them) or left the COM outside the polygon (demi plie, standing, grand plie, standing: 3.4
-# cm out). The same plies solved for the pelvis going straight down fell sooner.
-PLIE_AFTER_CHAIN_FALLS = ("fifth_position",)
 
 
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
@@ -528,15 +512,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
         return
-    if state.changed and name.startswith(_AFTER_A_CHANGE_FALLS):
-        raise DancerError(f"{name} after a change of position is not balanced yet (the feet stand within "
-                          f"2.5 cm of the places of {state.position}, and extensions from there fell in "
-                          "seeded random sequences; the weight shift, retire, releve and pivot are "
-                          f"balanced there); start the sequence in {state.position} for it")
-    if name in _BOTH_FEET and state.changed and state.position == "fifth_position":
-        raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
-                          "within 2.5 cm of their places there, and the legs crossed that much off fell "
-                          "in the plie); start the sequence in fifth_position for it")
     if (name == "weight_shift" and state.changed and state.position == "second_position"
             and state.support == other(side or "L")):
         raise DancerError("a weight shift straight from one foot to the other after a change into "
@@ -551,11 +526,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "the fourth plie in a row, and the weight coming back to the middle after a shift, "
                           "fell off the polygon in seeded random sequences); start the sequence in "
                           "second_position for it")
-    if name in _BOTH_FEET and state.plie_then_chain and state.position in PLIE_AFTER_CHAIN_FALLS:
-        raise DancerError(f"{name} in {state.position} after a plie and then standing or a weight shift "
-                          "there is not balanced yet (the crossed feet walk a few millimetres in each and "
-                          "the next plie fell); a plie right after a plie is, or start again from "
-                          f"{state.position}")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
@@ -583,17 +553,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     else:
         support = _support_for(name, side, state)[0]
     balanced_here = BALANCED_FROM[state.position][support]
-    if state.changed and state.position == "fifth_position" and support == "R" and name != "weight_shift":
-        raise DancerError(f"{name} on the right (front) foot after a change into fifth_position is not "
-                          "balanced yet (the back leg's retire fell there); on the left foot it is: add "
-                          "weight_shift:left first")
-    if name.startswith(_AFTER_A_CHANGE_FALLS) and state.support == support and support in state.closed_back:
-        raise DancerError(f"{name} on the {_word(support)} foot after that foot closed a tendu_back from "
-                          f"both feet in {state.position} is not balanced yet (both feet slid 3 cm back in "
-                          "the close; with the weight on the foot that closed, a tendu of the other foot "
-                          "ended with the COM on the edge of the polygon and an arabesque after "
-                          "developpes fell); on the "
-                          f"{_word(other(support))} foot it is, and so are the retire, releve and pivot")
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
         foot = "" if name in _BOTH_FEET else f" on the {_word(support)} foot"
@@ -801,14 +760,25 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # set them (within a couple of centimetres of the position's places, a knee still bent):
         # bending the position's angles from there walked them and the dancer fell, so the legs are
         # solved for the pelvis going straight down there too.
+        # Up, the legs go back to the angles they started the step on (``Phase.restore``): back to the
+        # position's angles, they lost what the closed chain had them stand on (the feet off their
+        # nominal places by a few millimetres after any chain step) and the feet walked.
+        if state.position in PLIE_BY_CHAIN:
+            drop = PLIE_SINK[name]
+            phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, closed_chain=True,
+                                chain_drop=(0.0, drop)))
+            phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, closed_chain=True,
+                                chain_drop=(drop, 0.0)))
+            phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, closed_chain=True))
+            return phases, state
         solved = state.position == "fourth_position" or state.changed or state.closed
         sink = PLIE_SINK[name] if solved else 0.0
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, sink=sink))
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
         # mm further forward, over the middle of the feet) and the extension after it fell.
-        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up))
-        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0))
+        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=True))
+        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=True))
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:
@@ -865,8 +835,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # Closing back onto both feet: the weight returns to the middle.
             phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
                                     0.8 * TENDU_CLOSE, closed_chain=chained))
-            closed_back = state.closed_back | {working} if direction == "back" else state.closed_back
-            return phases_out, replace(state, closed=True, closed_back=closed_back)
+            return phases_out, replace(state, closed=True)
         return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:
