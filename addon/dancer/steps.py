@@ -388,6 +388,7 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
+    plied: bool = False       # a plie was done in this position
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -486,6 +487,8 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
             if not allow_unbalanced:
                 _check_balanced(state, name, side, height)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+            if name in _BOTH_FEET:
+                state = replace(state, plied=True)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
         labels.append(label)
@@ -519,12 +522,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "second's places, and the third shift across in seeded random sequences ended "
                           "6-30 cm outside the polygon); bring the weight back to the middle first: "
                           "add second_position")
-    if ((name == "weight_shift" or name in _BOTH_FEET) and state.plied and state.changed
-            and state.position == "second_position"):
-        raise DancerError(f"{name} after a change into second_position and a plie there is not balanced yet "
-                          "(each plie solved for the pelvis going straight down walks the wide feet apart: "
-                          "the fourth plie in a row, and the weight coming back to the middle after a shift, "
-                          "fell off the polygon in seeded random sequences); start the sequence in "
+    if name == "weight_shift" and state.plied and state.changed and state.position == "second_position":
+        raise DancerError("a weight shift after a change into second_position and a plie there is not "
+                          "balanced yet (the plie leaves the wide feet a little further apart, and the "
+                          "weight coming back to the middle after the shift fell off the polygon in seeded "
+                          "random sequences); shift the weight before the plie, or start the sequence in "
                           "second_position for it")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
