@@ -513,6 +513,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
                               f"and taller (at {height:g} m the feet chatter as the heels rise and the "
                               "dancer falls); the releve on one foot is: add weight_shift and retire first")
+    if name == "releve" and state.support == "both" and side is None and (state.closed or state.changed):
+        raise DancerError(f"releve on both feet after a {'change of position' if state.changed else 'tendu'} "
+                          "is not balanced yet (the foot the closed chain set down keeps its knee bent about "
+                          "10 degrees, and the rise fell after tendus front and back and after plies there); "
+                          "the releve on one foot is: add weight_shift and retire first")
     if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
         raise DancerError(f"{name} straight from both feet is balanced in "
                           f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
@@ -736,8 +741,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
         # mm further forward, over the middle of the feet) and the extension after it fell.
-        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=True))
-        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=True))
+        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=solved))
+        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=solved))
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:

@@ -495,6 +495,10 @@ LIFTED = {
     # plie and standing again; each plie by the angles walked the crossed feet and the next one fell.
     "fifth plies": ("fifth_position", "demi_plie", "weight_shift:right", "fifth_position", "demi_plie",
                     "fifth_position", "grand_plie", "fifth_position"),
+    # Tendus back from both feet slide both feet 3 cm back each; the weight then comes back to where
+    # the dancer stood relative to the feet, not to the spot on the floor where it first stood.
+    "slid back": ("first_position", "tendu_back:right", "tendu_back:left", "weight_shift:left",
+                  "first_position", "weight_shift:right", "weight_shift:left", "first_position"),
 }
 # The exact combinations refused until session 5 (each fell or ended outside the polygon).
 ONCE_REFUSED = (
@@ -533,6 +537,34 @@ def test_combinations_that_fell_in_seeded_random_sequences_are_legal_and_danced(
         plan(sequence)
         # Each is danced, step for step, by one of the LIFTED sequences (or with a step between).
         assert any(all(step in LIFTED[name] for step in sequence) for name in LIFTED), sequence
+
+
+def test_the_weight_comes_back_to_where_the_dancer_stood_relative_to_the_feet(lifted):
+    show = lifted["slid back"]
+
+    def com_from_feet(tick):
+        middle = 0.5 * (show.joint_positions["foot.L"][tick, :2] + show.joint_positions["foot.R"][tick, :2])
+        return show.com[tick, :2] - middle
+
+    start = com_from_feet(np.searchsorted(show.times, show.phase_times[0][2]) - 1)
+    ends = [np.searchsorted(show.times, end) - 1 for name, _, end in show.phase_times]
+    feet = show.joint_positions["foot.L"][ends[-1], :2] - show.joint_positions["foot.L"][0, :2]
+    assert np.linalg.norm(feet) > 0.04  # the two tendus back did take the feet back (6 cm measured)
+    for index, (name, _, _) in enumerate(show.phase_times[1:], start=1):
+        if name == "first_position":
+            # Measured 0.1-0.2 cm off; aimed at the floor point where the dancer first stood: 6 cm.
+            assert np.linalg.norm(com_from_feet(ends[index]) - start) < 0.01, index
+
+
+@pytest.mark.parametrize("sequence", [("first_position", "tendu_front:right", "releve"),
+                                      ("first_position", "third_position", "first_position", "demi_plie",
+                                       "releve")])
+def test_a_releve_on_both_feet_after_the_closed_chain_set_a_foot_down_is_refused(sequence):
+    from addon.dancer import plan
+
+    with pytest.raises(DancerError, match="releve on both feet after a .* is not balanced yet"):
+        plan(sequence)
+    plan(("first_position", "demi_plie", "weight_shift", "first_position", "releve"))
 
 
 def test_plies_in_fifth_keep_the_crossed_feet_on_their_places(lifted):
