@@ -37,16 +37,15 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # third and fifth position hold every step on either leg (in third and fifth the free foot works
 # from under its own hip, not crossed, and the supporting leg straightens first: see
 # ``_off_the_floor`` and ``_free_lift``). In second the weight shift leaves the pelvis low over a
-# bent supporting knee; straightened, every one-foot step follows, but the relevé on one foot
-# falls there (with or without the straightening: the COM runs off the toe sideways 3 s in). In
-# fourth every one-foot step but the tendu back holds on the back (left) foot (the front foot's
-# tendu back passes over the supporting foot, right behind it, its toes catch it and seeded random
-# sequences fell there, 5 of 11); onto the front foot the weight goes by
-# the closed chain and one chain of every step holds, but seeded random sequences fell on it (5
+# bent supporting knee; straightened, every one-foot step follows (the relevé on one foot and the
+# pivot too, since the relevé there starts from the balance's lean taken into its pose: see
+# ``ABSORB_ON_THE_TOE``). In fourth every one-foot step but the tendu back holds on the back
+# (left) foot (the front foot's tendu back passes over the supporting foot, right behind it, its
+# toes catch it and seeded random sequences fell there, 5 of 11); onto the front foot the weight
+# goes by the closed chain and one chain of every step holds, but seeded random sequences fell on it (5
 # of 6 failures in 11: after plies, or after the weight came from the back foot) and coming back
 # from it (to the back foot or to both) fell, so the front foot holds only the plies there.
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
-_SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
 _FOURTH_FALLS = frozenset({"tendu_back"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
@@ -78,11 +77,20 @@ TENDU_FROM_BOTH_FEET = ("first_position",)
 _AFTER_A_CHANGE_FALLS = ("tendu", "developpe", "arabesque")
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
-    "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
+    "second_position": {"L": BALANCED, "R": BALANCED},
     "third_position": {"L": BALANCED, "R": BALANCED},
     "fourth_position": {"L": BALANCED - _FOURTH_FALLS, "R": _BOTH_FEET},
     "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
+# Where the relevé on one foot starts from the balance's lean taken into its pose (the lean then
+# starts again from none). The lean is a world rotation turned into joint angles along each joint's
+# axis as it points now; as the supporting foot rises onto its ball the ankle's axes turn with it,
+# so a large lean carried into the rise changes the ankle's targets by itself. After the weight
+# shift in second the balance leans the supporting leg 0.28 rad sideways (0.11 from first): carried
+# into the rise, the dancer rolled off the toe towards the free side 3 s in and fell; taken into the
+# pose, the relevé and the pivot after it hold (COM 2.7-2.9 cm inside the toe's polygon in their
+# last second). From first the paper's relevé is left as tuned.
+ABSORB_ON_THE_TOE = ("second_position",)
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
 # The relevé on both feet, in seconds: onto the balls, the heels' first lift (to RELEVE_START rad),
@@ -857,7 +865,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("releve on one foot is done in retire: add retire first")
         up = releve_pose(pose, support)
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
-                            toe_control=True, level_pelvis=False))
+                            toe_control=True, level_pelvis=False,
+                            absorb_lean=state.position in ABSORB_ON_THE_TOE))
         return phases, replace(state, releve=True, pose=up)
 
     if name == "pivot_quarter":
@@ -865,7 +874,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("pivot_quarter turns on demi-pointe: add retire and releve first")
         # On the toe as the releve left the dancer (the toe joint carrying the balance from the
         # first tick, the pelvis as it is), the body swivels a quarter turn about the ball.
-        phases.append(Phase(label, duration, pose, support, "toe:" + support, 1.0, 0.5, pose_delay=-1.0,
+        phases.append(Phase(label, duration, {}, support, "toe:" + support, 1.0, 0.5, pose_delay=-1.0,
                             toe_control=True, level_pelvis=False,
                             turn=np.pi / 2 * (1.0 if support == "L" else -1.0)))
         return phases, state

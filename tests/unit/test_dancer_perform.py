@@ -102,12 +102,9 @@ def test_other_positions_stand_quietly(position):
 def test_steps_from_other_positions_are_refused_with_a_reason():
     with pytest.raises(DancerError, match="first_position"):
         perform(("fourth_position", "weight_shift:right"))
-    # Per supporting foot: in second the relevé on one foot still falls, in fourth the front foot's
-    # tendu back.
+    # Per supporting foot: in fourth the front foot's tendu back.
     with pytest.raises(DancerError, match="tendu_back from fourth_position is not balanced yet on the left"):
         perform(("fourth_position", "weight_shift:left", "tendu_back:right"))
-    with pytest.raises(DancerError, match="second_position is not balanced yet on the left foot"):
-        perform(("second_position", "weight_shift", "retire", "releve"))
 
 
 def test_hip_com_control_acts_only_once_the_polygon_is_small(show):
@@ -197,9 +194,10 @@ def test_illegal_steps_are_refused_before_simulating_with_the_reason(sequence, w
 def test_steps_the_controller_cannot_hold_yet_are_refused_unless_asked_for():
     from addon.dancer import STEPS, plan
 
-    with pytest.raises(DancerError, match="not balanced yet"):
-        perform(("second_position", "weight_shift", "retire", "releve"))
-    assert plan(("second_position", "weight_shift", "retire", "releve"), allow_unbalanced=True)[2].releve
+    with pytest.raises(DancerError, match="balanced for dancers of 1.5 m and taller"):
+        perform(("first_position", "releve"), height=1.3)
+    labels = plan(("first_position", "releve"), height=1.3, allow_unbalanced=True)[0]
+    assert labels == ["first_position", "releve"]
     labels, phases, _ = plan(("first_position", "demi_plie", "tendu_side:right"), allow_unbalanced=True)
     assert labels == ["first_position", "demi_plie", "tendu_side:right"]
     assert sum(p.starts_step for p in phases) == 3
@@ -586,7 +584,7 @@ def test_the_weight_shifts_onto_either_foot_with_both_feet_kept_planted(position
         assert moved < (0.015 if position == "second_position" else 0.008), foot
 
 
-ONE_FOOT_FALLS = {"second_position": {"releve", "pivot_quarter"}, "fourth_position": {"tendu_back"}}
+ONE_FOOT_FALLS = {"fourth_position": {"tendu_back"}}
 
 
 @pytest.mark.parametrize(("position", "working"), [
@@ -598,8 +596,8 @@ def test_every_one_foot_step_balanced_from_the_other_positions(position, working
 
     support = "L" if working == "right" else "R"
     balanced = BALANCED_FROM[position][support] - set(BOTH_FEET)
-    # Every step on either leg, but in second the relevé on one foot (and the pivot after it), and
-    # in fourth the front foot's tendu back; in fourth only on the back (left) foot.
+    # Every step on either leg (in second the relevé on one foot and the pivot too), but in fourth
+    # the front foot's tendu back; in fourth only on the back (left) foot.
     assert balanced == set(BALANCED) - set(BOTH_FEET) - ONE_FOOT_FALLS.get(position, set())
     if position == "fourth_position":
         assert BALANCED_FROM[position]["R"] == set(BOTH_FEET)
@@ -609,9 +607,8 @@ def test_every_one_foot_step_balanced_from_the_other_positions(position, working
     assert {name.split(":")[0] for name in run.sequence[1:]} == balanced
     _com_inside_for_the_last_second_of_every_step(run)
     side = run.sequence[1].split(":")[1][0].upper()
-    # On the supporting toe after the pivot; in second on the flat supporting foot, in retire.
-    ends_on = (f"toe.{side}",) if "releve" in balanced else (f"foot.{side}", f"toe.{side}")
-    assert run.in_contact[-1].tolist() == [name in ends_on for name in run.contact_bodies]
+    # On the supporting toe after the pivot.
+    assert run.in_contact[-1].tolist() == [name == f"toe.{side}" for name in run.contact_bodies]
 
 
 @pytest.fixture(scope="module", params=["right", "left"])
