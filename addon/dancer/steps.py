@@ -46,7 +46,6 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # of 6 failures in 11: after plies, or after the weight came from the back foot) and coming back
 # from it (to the back foot or to both) fell, so the front foot holds only the plies there.
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
-_FOURTH_FALLS = frozenset({"tendu_back"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
@@ -79,7 +78,7 @@ BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED, "R": BALANCED},
     "third_position": {"L": BALANCED, "R": BALANCED},
-    "fourth_position": {"L": BALANCED - _FOURTH_FALLS, "R": _BOTH_FEET},
+    "fourth_position": {"L": BALANCED, "R": _BOTH_FEET},
     "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
 # Where the relevé on one foot starts from the balance's lean taken into its pose (the lean then
@@ -318,6 +317,15 @@ PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
 # floor the toes scraped the floor on the way (from fifth, after an arabesque: the supporting foot
 # slipped round 8 degrees and sequences fell in a later tendu back).
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.6)}
+# In fourth the feet are crossed: with the weight on one foot the other leg's hip stands over the
+# supporting heel, so the front foot's tendu back (and the back foot's tendu front) passes right over
+# the supporting foot. Brushing past at the height of the lift, its toes caught the supporting
+# ankle (the foot was kicked 4 cm and the dancer fell: after a developpe or an arabesque the tendu
+# back fell every time). It passes higher instead, half way to an attitude (the ankle 25-35 cm up
+# as it goes by), and comes down onto the tendu's point from behind. (Through a bent knee with the
+# thigh under the hip, the straightening leg then pressed its toes into the floor behind and the
+# supporting heel came up.)
+TENDU_PASSING = {"thigh.R_x": 0.0, "thigh.R_y": 0.4, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
 
@@ -800,6 +808,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         brush = dict(pose)
         reach, point, knee = TENDU_BRUSH[direction]
         brush.update(_working(working, {**_leg(reach * roll, reach * pitch, knee, point), "toe.R_y": 0.0}))
+        if _crosses_the_supporting_foot(state.position, direction, working):
+            brush.update(_working(working, TENDU_PASSING))
         out.update(arms("first" if direction == "back" else "second"))
         brush.update(arms("first" if direction == "back" else "second"))
         phases_out = []
@@ -998,6 +1008,14 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
                       0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
     return _lift_first(state, working, support, label, lifted)
+
+
+def _crosses_the_supporting_foot(position: str, direction: str, working: str) -> bool:
+    """Whether a tendu of the ``working`` leg in ``direction`` passes over the supporting foot (the
+    front foot's tendu back in fourth)."""
+    if position != "fourth_position":
+        return False
+    return direction == "back" and working == FRONT_FOOT
 
 
 def _free_lift(state: State, working: str, turnout: float, height: float) -> dict[str, float]:
