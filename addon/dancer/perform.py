@@ -555,6 +555,12 @@ def perform_steps(
                     landing_feet[side] = float(np.clip(above, 0.0, LANDING_HEIGHT))
         for side in stance:
             if closed:
+                if side not in previous:
+                    # A foot set down by the closed chain stands on the chain's angles: what its leg
+                    # carried while free (``keep_lean``) no longer applies. Kept, it came back as soon
+                    # as that leg supported a one-foot step ending on ``keep_lean`` and bent its knee
+                    # 15-18 degrees (a tendu after a closed tendu back, the extensions after a change).
+                    carried = np.where(leg_mask(side), 0.0, carried)
                 continue
             if side not in previous:
                 # A leg joining the stance takes the lean from here on: no jump in its targets.

@@ -69,11 +69,6 @@ TRANSITIONS = frozenset(
 # (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
 # In third and fifth a few in a row fell (after the other leg's tendus).
 TENDU_FROM_BOTH_FEET = ("first_position",)
-# After a change of position the feet stand within 2.5 cm of the new position's places: the weight
-# shift, retire, releve and pivot (and the plies, but in fifth) hold there; the extensions fell in
-# seeded random sequences (the back foot's developpes after a change into fifth, a tendu front after
-# a developpe in third), so they are refused there.
-_AFTER_A_CHANGE_FALLS = ("tendu", "developpe", "arabesque")
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED, "R": BALANCED},
@@ -386,7 +381,6 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
-    closed_back: frozenset[str] = frozenset()  # feet that closed a tendu back from both feet here
     plied: bool = False       # a plie was done in this position
     plie_then_chain: bool = False  # ... and after it the dancer stood or shifted the weight here
 
@@ -534,11 +528,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
         return
-    if state.changed and name.startswith(_AFTER_A_CHANGE_FALLS):
-        raise DancerError(f"{name} after a change of position is not balanced yet (the feet stand within "
-                          f"2.5 cm of the places of {state.position}, and extensions from there fell in "
-                          "seeded random sequences; the weight shift, retire, releve and pivot are "
-                          f"balanced there); start the sequence in {state.position} for it")
     if name in _BOTH_FEET and state.changed and state.position == "fifth_position":
         raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
                           "within 2.5 cm of their places there, and the legs crossed that much off fell "
@@ -575,17 +564,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     else:
         support = _support_for(name, side, state)[0]
     balanced_here = BALANCED_FROM[state.position][support]
-    if state.changed and state.position == "fifth_position" and support == "R" and name != "weight_shift":
-        raise DancerError(f"{name} on the right (front) foot after a change into fifth_position is not "
-                          "balanced yet (the back leg's retire fell there); on the left foot it is: add "
-                          "weight_shift:left first")
-    if name.startswith(_AFTER_A_CHANGE_FALLS) and state.support == support and support in state.closed_back:
-        raise DancerError(f"{name} on the {_word(support)} foot after that foot closed a tendu_back from "
-                          f"both feet in {state.position} is not balanced yet (both feet slid 3 cm back in "
-                          "the close; with the weight on the foot that closed, a tendu of the other foot "
-                          "ended with the COM on the edge of the polygon and an arabesque after "
-                          "developpes fell); on the "
-                          f"{_word(other(support))} foot it is, and so are the retire, releve and pivot")
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
         foot = "" if name in _BOTH_FEET else f" on the {_word(support)} foot"
@@ -842,8 +820,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # Closing back onto both feet: the weight returns to the middle.
             phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
                                     0.8 * TENDU_CLOSE, closed_chain=chained))
-            closed_back = state.closed_back | {working} if direction == "back" else state.closed_back
-            return phases_out, replace(state, closed=True, closed_back=closed_back)
+            return phases_out, replace(state, closed=True)
         return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:

@@ -448,10 +448,7 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("from first_position to second_position", "right foot moving")),
         (("second_position", "first_position"), ("from second_position", "none yet")),
         (("second_position", "weight_shift:left", "third_position"), ("right foot moving",)),
-        (("first_position", "third_position", "tendu_front"), ("after a change of position",)),
         (("first_position", "fifth_position", "demi_plie"), ("after a change into fifth_position",)),
-        (("first_position", "fifth_position", "weight_shift:right", "retire:left"),
-         ("front", "weight_shift:left")),
         (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
         (("first_position", "weight_shift:right", "fifth_position"), ("left foot moving",)),
         (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
@@ -465,20 +462,17 @@ def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason
         plan(sequence)
     for word in words:
         assert word in str(caught.value)
-    # Balanced there: the weight shift, retire and releve after a change; the plies but in fifth.
+    # Balanced there: every step after a change on either foot (see LIFTED); the plies but in fifth.
     plan(("first_position", "third_position", "demi_plie", "weight_shift:right", "retire:left",
           "releve:left"))
     plan(("first_position", "fifth_position", "weight_shift:left", "retire:right", "releve:right"))
+    plan(("first_position", "third_position", "first_position", "tendu_front", "weight_shift:right",
+          "developpe_side_45:left"))
 
 
 @pytest.mark.parametrize(("sequence", "words"), [
-    # Seeded random sequences that fell (first position seed 5, fifth seeds 1 and 5): each exact
-    # combination is refused with the step, the foot or position, and why.
-    (("first_position", "tendu_back:right", "weight_shift:right", "tendu_side:left"),
-     ["step 4 (tendu_side:left)", "right foot after that foot closed a tendu_back from both feet",
-      "slid 3 cm back"]),
-    (("first_position", "tendu_back:left", "demi_plie", "weight_shift:left", "arabesque_45:right"),
-     ["step 5 (arabesque_45:right)", "left foot after that foot closed a tendu_back"]),
+    # Seeded random sequences that fell (fifth seeds 1 and 5): each exact combination is refused with
+    # the step, the position, and why. (First position seed 5's two are balanced now: see LIFTED.)
     (("fifth_position", "demi_plie", "weight_shift:right", "fifth_position", "demi_plie"),
      ["step 5 (demi_plie)", "in fifth_position after a plie and then standing or a weight shift",
       "the next plie fell"]),
@@ -492,13 +486,49 @@ def test_combinations_that_fell_in_seeded_random_sequences_are_refused_with_the_
         plan(sequence)
     for word in words:
         assert word in str(caught.value)
-    # Only those combinations: the other foot, the steps that held on that foot, plies in a row in
-    # fifth and a plie after standing in fifth without one before it stay legal.
-    plan(("first_position", "tendu_back:right", "weight_shift:left", "tendu_side:right"))
-    plan(("first_position", "tendu_back:right", "weight_shift:right", "retire:left", "releve:left"))
-    plan(("first_position", "tendu_side:left", "weight_shift:right", "tendu_side:left"))
+    # Only those combinations: plies in a row in fifth and a plie after standing in fifth without one
+    # before it stay legal.
     plan(("fifth_position", "demi_plie", "grand_plie", "weight_shift:left", "retire:right"))
     plan(("fifth_position", "weight_shift:right", "fifth_position", "demi_plie", "grand_plie"))
+
+
+
+# Refused until session 5 and balanced now, each as it fell in seeded random sequences or in the
+# refusal's own example: a foot that set down by the closed chain (closing a tendu back from both
+# feet, or moving in a change of position) kept what its leg had carried while it was free, and as
+# soon as it supported a one-foot step that ends with the free foot held over its spot, its knee bent
+# 15-18 degrees (first seed 5: the COM ended on the edge of the polygon, an arabesque fell; after a
+# change, the tendu back of the other foot fell).
+LIFTED = {
+    # First position seed 5's combinations: a tendu, developpe and arabesque on the foot that closed a
+    # tendu back, and the arabesque of the other foot after a tendu back and a plie.
+    "closed back": ("first_position", "tendu_back:right", "weight_shift:right", "tendu_side:left",
+                    "developpe_side_90:left", "arabesque_45:left"),
+    "closed back, plie": ("first_position", "tendu_back:left", "demi_plie", "weight_shift:left",
+                          "arabesque_45:right"),
+    # Extensions after a change of position, on the front foot after a change into fifth.
+    "after a change": ("first_position", "third_position", "fifth_position", "weight_shift:right",
+                       "tendu_front:left", "tendu_back:left", "developpe_front_90:left", "arabesque_45:left",
+                       "retire:left", "releve:left"),
+}
+
+
+@pytest.fixture(scope="module")
+def lifted():
+    return {name: perform(sequence) for name, sequence in LIFTED.items()}
+
+
+def test_steps_after_a_foot_set_down_by_the_closed_chain_complete_on_a_straight_supporting_knee(lifted):
+    for name, show in lifted.items():
+        assert not show.fell, f"{name}: fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+        _com_inside_for_the_last_second_of_every_step(show)
+        for index, (step, _, end) in enumerate(show.phase_times):
+            tick = np.searchsorted(show.times, end) - 1
+            if show.supports[tick] == "both":
+                continue
+            # The supporting knee stays straight (measured 1.4-2.1 degrees; 15-18 with the stale carry).
+            knee = show.rotations[f"shin.{show.supports[tick]}"][tick]
+            assert np.degrees(2.0 * np.arccos(min(1.0, abs(knee[0])))) < 6.0, (name, index, step)
 
 
 TENDUS = ("first_position", "tendu_front:right", "tendu_side:right", "tendu_back:right", "tendu_front:left",
