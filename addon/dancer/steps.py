@@ -39,12 +39,10 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # ``_off_the_floor`` and ``_free_lift``). In second the weight shift leaves the pelvis low over a
 # bent supporting knee; straightened, every one-foot step follows (the relevé on one foot and the
 # pivot too, since the relevé there starts from the balance's lean taken into its pose: see
-# ``ABSORB_ON_THE_TOE``). In fourth every one-foot step but the tendu back holds on the back
-# (left) foot (the front foot's tendu back passes over the supporting foot, right behind it, its
-# toes catch it and seeded random sequences fell there, 5 of 11); onto the front foot the weight
-# goes by the closed chain and one chain of every step holds, but seeded random sequences fell on it (5
-# of 6 failures in 11: after plies, or after the weight came from the back foot) and coming back
-# from it (to the back foot or to both) fell, so the front foot holds only the plies there.
+# ``ABSORB_ON_THE_TOE``). In fourth every one-foot step holds on either foot (the tendus that
+# cross the supporting foot pass high over it: see ``TENDU_PASSING``); onto the front foot the
+# weight goes by the closed chain, and some ways onto and off it are refused (see
+# ``_check_front_foot_of_fourth``).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
@@ -73,7 +71,7 @@ BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED, "R": BALANCED},
     "third_position": {"L": BALANCED, "R": BALANCED},
-    "fourth_position": {"L": BALANCED, "R": _BOTH_FEET},
+    "fourth_position": {"L": BALANCED, "R": BALANCED},
     "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
 # Where the relevé on one foot starts from the balance's lean taken into its pose (the lean then
@@ -313,14 +311,18 @@ PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
 # slipped round 8 degrees and sequences fell in a later tendu back).
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.6)}
 # In fourth the feet are crossed: with the weight on one foot the other leg's hip stands over the
-# supporting heel, so the front foot's tendu back (and the back foot's tendu front) passes right over
-# the supporting foot. Brushing past at the height of the lift, its toes caught the supporting
-# ankle (the foot was kicked 4 cm and the dancer fell: after a developpe or an arabesque the tendu
-# back fell every time). It passes higher instead, half way to an attitude (the ankle 25-35 cm up
-# as it goes by), and comes down onto the tendu's point from behind. (Through a bent knee with the
-# thigh under the hip, the straightening leg then pressed its toes into the floor behind and the
-# supporting heel came up.)
-TENDU_PASSING = {"thigh.R_x": 0.0, "thigh.R_y": 0.4, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0}
+# supporting foot, so the front foot's tendu back and the back foot's tendu front pass right over
+# it. Brushing past at the height of the lift, the working toes caught the supporting ankle (the
+# foot was kicked 4 cm and the dancer fell: after a developpe or an arabesque the front foot's
+# tendu back fell every time; the back foot's tendu front after a developpe swept 2 cm above the
+# floor over the supporting foot, kicked it away and the dancer fell). The leg passes higher
+# instead, half way to an attitude (the ankle 25-35 cm up as it goes by), and comes down onto the
+# tendu's point from beyond it. (Through a bent knee with the thigh under the hip, the straightening
+# leg then pressed its toes into the floor and the supporting heel came up.)
+TENDU_PASSING = {
+    "back": {"thigh.R_x": 0.0, "thigh.R_y": 0.4, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0},
+    "front": {"thigh.R_x": 0.0, "thigh.R_y": -0.8, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0},
+}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
 
@@ -527,6 +529,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         if state.raised or state.hover or state.releve:
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
+        _check_front_foot_of_fourth(state, name, None)
         return
     if name in _BOTH_FEET and state.changed and state.position == "fifth_position":
         raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
@@ -563,6 +566,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         support = state.support
     else:
         support = _support_for(name, side, state)[0]
+    _check_front_foot_of_fourth(state, name, support)
     balanced_here = BALANCED_FROM[state.position][support]
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
@@ -573,6 +577,34 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
 
 
 FRONT_FOOT = "R"  # the foot in front in third, fourth and fifth (see position_pose)
+
+
+def _check_front_foot_of_fourth(state: State, name: str, support: str | None) -> None:
+    """Refuse the ways onto and off the front foot of fourth that fell.
+
+    Onto it the weight goes by the closed chain, with the supporting leg straightened after it, and
+    every one-foot step holds there; but the front foot must be flat as the weight comes: after a
+    plie in fourth it stands 1-2 mm up with its toes unloaded, and coming from the back foot (the
+    leaning legs lift the unloaded front toes the same way) the toes stayed up through the shift:
+    the foot rocked between heel and toes as the other foot left the floor and the dancer fell.
+    Coming back off it, to both feet or to the back foot, fell too."""
+    if state.position != "fourth_position":
+        return
+    front, back = _word(FRONT_FOOT), _word(other(FRONT_FOOT))
+    if state.support == FRONT_FOOT and name in (state.position, "weight_shift"):
+        step = name if name == state.position else f"weight_shift:{back}"
+        raise DancerError(f"{step} from the {front} (front) foot in fourth_position is not balanced yet "
+                          "(coming back off the front foot the dancer fell); the one-foot steps on it are")
+    if name != "weight_shift" or support != FRONT_FOOT:
+        return
+    if state.support == other(FRONT_FOOT):
+        raise DancerError(f"weight_shift:{front} from the {back} (back) foot in fourth_position is not "
+                          "balanced yet (the front toes stayed up and the dancer fell); bring the weight "
+                          f"back to both feet first (fourth_position), then weight_shift:{front}")
+    if state.plied:
+        raise DancerError(f"weight_shift:{front} after a plie in fourth_position is not balanced yet (the "
+                          "plie leaves the front foot's toes a millimetre off the floor and the foot rocked "
+                          "as the weight came); start the sequence in fourth_position for it")
 
 
 def _chained(position: str) -> bool:
@@ -787,7 +819,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         reach, point, knee = TENDU_BRUSH[direction]
         brush.update(_working(working, {**_leg(reach * roll, reach * pitch, knee, point), "toe.R_y": 0.0}))
         if _crosses_the_supporting_foot(state.position, direction, working):
-            brush.update(_working(working, TENDU_PASSING))
+            brush.update(_working(working, TENDU_PASSING[direction]))
         out.update(arms("first" if direction == "back" else "second"))
         brush.update(arms("first" if direction == "back" else "second"))
         phases_out = []
@@ -992,7 +1024,7 @@ def _crosses_the_supporting_foot(position: str, direction: str, working: str) ->
     front foot's tendu back in fourth)."""
     if position != "fourth_position":
         return False
-    return direction == "back" and working == FRONT_FOOT
+    return (direction == "back") == (working == FRONT_FOOT) and direction != "side"
 
 
 def _free_lift(state: State, working: str, turnout: float, height: float) -> dict[str, float]:
