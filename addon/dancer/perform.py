@@ -446,6 +446,7 @@ def perform_steps(
     prev_target = meas.com[:2].copy()
     stand_target = prev_target
     carried = np.zeros(len(body.joints))
+    step_start_vec = base.copy()
     fell, fall_time = False, float("inf")
     airborne = 0
     spots: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
@@ -602,6 +603,10 @@ def perform_steps(
                     carried = np.where(leg_mask(side), landing, carried)
             pose_vec = pose_vec + carried
             via_vec = via_vec + carried
+        if phase.restore:
+            legs = leg_mask("L") | leg_mask("R")
+            pose_vec = np.where(legs, step_start_vec, pose_vec)
+            via_vec = np.where(legs, step_start_vec, via_vec)
         use_via = bool(phase.via)
         if phase.land is not None:
             # The free foot goes back onto the spot it left (or just above it), flat, wherever the
@@ -799,6 +804,11 @@ def perform_steps(
                             compliance[s] *= COMPLIANCE_LIMIT / size
                     feet = {s: (spot + compliance[s], frame) for s, (spot, frame) in feet.items()}
                 pelvis_pos = np.array([*xy, chain.pelvis_height(xy, rotation, feet)])
+                if phase.chain_drop is not None:
+                    # A plie by the closed chain: the pelvis lowered (or raised back) by a share of
+                    # the height, both feet held on their spots by the legs' IK throughout.
+                    drop_from, drop_to = phase.chain_drop
+                    pelvis_pos[2] -= body.height * ((1.0 - a) * drop_from + a * drop_to)
                 solved = chain.solve(applied, pelvis_pos, pelvis_quat, feet)
                 w = 1.0 if chain_joined else turn
                 solved += sim.lean_offsets(lean - chain_filter, (lean_index, weights))
@@ -827,6 +837,9 @@ def perform_steps(
                     # The supporting leg's lean so far is in its straight angles: a free leg coming
                     # down parallel to it leans only by what the balance adds from here.
                     straight_lean = lean.copy()
+            if local == 0 and phase.starts_step:
+                # The legs' angles the step starts from (after any rebase from the closed chain).
+                step_start_vec = prev_pose_vec.copy()
             if phase.turn:
                 # The quarter turn: the body swivels about the vertical through the middle of the
                 # supporting toe's contacts (where the COM is held). MuJoCo's contacts here have no

@@ -300,6 +300,13 @@ TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
 PLIE_SETTLE = 1.5
+# Where a plie is done by the closed chain (the pelvis lowered and raised with both feet held on
+# their spots by the legs' IK) instead of by the position's knee angles: in fifth each plie by the
+# angles walked the crossed feet 0.5-2.4 cm (the right ankle 3.4-4.4 cm off its place after three
+# grand plies) and the next plie fell (seeded random sequences 1 and 5 from fifth); by the chain
+# they move 0.1-0.4 cm a plie after the first, and the same plies hold 6-7 cm inside the polygon.
+# (Solved once for the pelvis going straight down, as after a change, fifth's grand plie fell.)
+PLIE_BY_CHAIN = ("fifth_position",)
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
 TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
@@ -369,6 +376,12 @@ class Phase:
     # Leaving the closed chain onto one foot: the supporting leg straightens (knee a hair bent)
     # under the pelvis where the chain left it, instead of keeping the chain's knee bend.
     straighten: bool = False
+    # The legs go back to the angles they stood on when the step began (after a plie), not to the
+    # position's: the closed chain leaves them where the feet really are.
+    restore: bool = False
+    # (from, to) pelvis drop as a share of the height, blended with the pose: a plie by the closed
+    # chain (``closed_chain`` on both feet), the feet held on their spots throughout.
+    chain_drop: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -383,8 +396,6 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
-    plied: bool = False       # a plie was done in this position
-    plie_then_chain: bool = False  # ... and after it the dancer stood or shifted the weight here
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -483,33 +494,12 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
             if not allow_unbalanced:
                 _check_balanced(state, name, side, height)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
-            state = _remember_plies(state, name)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
         labels.append(label)
         new_phases[0].starts_step = True
         phases.extend(new_phases)
     return labels, phases, state
-
-
-def _remember_plies(state: State, name: str) -> State:
-    """``state`` after ``name`` with what the refusals after plies need (see PLIE_AFTER_CHAIN_FALLS)."""
-    if name in _BOTH_FEET:
-        return replace(state, plied=True)
-    if state.plied and name in ("weight_shift", state.position):
-        return replace(state, plie_then_chain=True)
-    return state
-
-
-# Positions where a plie is refused once the dancer has plied there and then stood (naming the
-# position again) or shifted the weight: the closed chain holds the crossed feet where the plie
-# left them (a few millimetres off their places, more with each plie and each chain step), and
-# the next plie by the position's angles fell (seeded random sequences from fifth: seed 5, demi
-# plie, weight shift and back, demi plie: the left foot came 7 cm up, COM 19 cm out; seed 1, demi
-# plie, standing twice, grand and demi plie: the feet lost the floor as the dancer stood in fifth
-# after them) or left the COM outside the polygon (demi plie, standing, grand plie, standing: 3.4
-# cm out). The same plies solved for the pelvis going straight down fell sooner.
-PLIE_AFTER_CHAIN_FALLS = ("fifth_position",)
 
 
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
@@ -531,15 +521,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "position is not balanced yet (only the weight coming back to both feet is)")
         _check_front_foot_of_fourth(state, name, None)
         return
-    if name in _BOTH_FEET and state.changed and state.position == "fifth_position":
-        raise DancerError(f"{name} after a change into fifth_position is not balanced yet (the feet stand "
-                          "within 2.5 cm of their places there, and the legs crossed that much off fell "
-                          "in the plie); start the sequence in fifth_position for it")
-    if name in _BOTH_FEET and state.plie_then_chain and state.position in PLIE_AFTER_CHAIN_FALLS:
-        raise DancerError(f"{name} in {state.position} after a plie and then standing or a weight shift "
-                          "there is not balanced yet (the crossed feet walk a few millimetres in each and "
-                          "the next plie fell); a plie right after a plie is, or start again from "
-                          f"{state.position}")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
@@ -786,14 +767,25 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # set them (within a couple of centimetres of the position's places, a knee still bent):
         # bending the position's angles from there walked them and the dancer fell, so the legs are
         # solved for the pelvis going straight down there too.
+        # Up, the legs go back to the angles they started the step on (``Phase.restore``): back to the
+        # position's angles, they lost what the closed chain had them stand on (the feet off their
+        # nominal places by a few millimetres after any chain step) and the feet walked.
+        if state.position in PLIE_BY_CHAIN:
+            drop = PLIE_SINK[name]
+            phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, closed_chain=True,
+                                chain_drop=(0.0, drop)))
+            phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, closed_chain=True,
+                                chain_drop=(drop, 0.0)))
+            phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, closed_chain=True))
+            return phases, state
         solved = state.position == "fourth_position" or state.changed or state.closed
         sink = PLIE_SINK[name] if solved else 0.0
         phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, sink=sink))
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
         # mm further forward, over the middle of the feet) and the extension after it fell.
-        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up))
-        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0))
+        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=True))
+        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=True))
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:
