@@ -396,6 +396,7 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
+    plied: bool = False       # a plie was done in this position (see _check_front_foot_of_fourth)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -494,6 +495,8 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
             if not allow_unbalanced:
                 _check_balanced(state, name, side, height)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+            if name in _BOTH_FEET:
+                state = replace(state, plied=True)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
         labels.append(label)
