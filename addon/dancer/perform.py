@@ -603,6 +603,11 @@ def perform_steps(
         via_vec = prev_pose_vec.copy()
         for name, value in phase.via.items():
             via_vec[sim.index[name]] = value
+        if phase.absorb_lean and phase.stance != "both":
+            # On one foot the pose names every joint: the lean it absorbs goes into it too.
+            for vec, listed in ((pose_vec, phase.pose), (via_vec, phase.via)):
+                for name in listed:
+                    vec[sim.index[name]] += lean_now[sim.index[name]]
         if straightened is not None and phase.stance != straightened[0]:
             straightened = None
         if straightened is not None:
