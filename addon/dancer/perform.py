@@ -358,6 +358,28 @@ def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
     return balls + BALL_PAD * sim.body.height * forward / max(np.linalg.norm(forward), 1e-9)
 
 
+def _feet_frame(sim: DancerSim) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The middle of the ankles on the floor and the 2x2 rotation to the feet's mean heading."""
+    d = sim.data
+    ids = [sim.body_ids["foot.L"], sim.body_ids["foot.R"]]
+    forward = d.xmat[ids[0]].reshape(3, 3)[:2, 0] + d.xmat[ids[1]].reshape(3, 3)[:2, 0]
+    forward = forward / max(float(np.hypot(*forward)), 1e-9)
+    return 0.5 * (d.xpos[ids[0], :2] + d.xpos[ids[1], :2]), np.array([[forward[0], -forward[1]],
+                                                                      [forward[1], forward[0]]])
+
+
+def _in_feet_frame(sim: DancerSim, point: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``point`` (x, y) relative to the feet as they stand (see :func:`_feet_frame`)."""
+    origin, rotation = _feet_frame(sim)
+    return rotation.T @ (point - origin)
+
+
+def _from_feet_frame(sim: DancerSim, offset: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The floor point ``offset`` from the feet where they stand now (:func:`_in_feet_frame`'s inverse)."""
+    origin, rotation = _feet_frame(sim)
+    return origin + rotation @ offset
+
+
 def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64], share: float = 1.0,
                 upright: dict[str, NDArray[np.float64]] | None = None) -> NDArray[np.float64]:
     """Where a phase holds the projected COM, from the feet where they are now. ``upright`` holds,
@@ -450,7 +472,7 @@ def perform_steps(
     last_cop = meas.cop[:2].copy()
     prev_pose_vec = base.copy()
     prev_target = meas.com[:2].copy()
-    stand_target = prev_target
+    stand_offset = _in_feet_frame(sim, prev_target)
     carried = np.zeros(len(body.joints))
     step_start_vec = base.copy()
     fell, fall_time = False, float("inf")
@@ -588,6 +610,11 @@ def perform_steps(
         via_vec = prev_pose_vec.copy()
         for name, value in phase.via.items():
             via_vec[sim.index[name]] = value
+        if phase.absorb_lean and phase.stance != "both":
+            # On one foot the pose names every joint: the lean it absorbs goes into it too.
+            for vec, listed in ((pose_vec, phase.pose), (via_vec, phase.via)):
+                for name in listed:
+                    vec[sim.index[name]] += lean_now[sim.index[name]]
         if straightened is not None and phase.stance != straightened[0]:
             straightened = None
         if straightened is not None:
@@ -643,7 +670,10 @@ def perform_steps(
         if phase.target == "keep":
             phase_target = prev_target.copy()
         elif phase.target == "stand":
-            phase_target = stand_target.copy()
+            # Where the dancer stood, as it stood relative to the feet: the feet slide a few
+            # centimetres in some steps (a tendu back from both feet takes both 3 cm back), and the
+            # point on the floor where the dancer first stood is then off the middle of the feet.
+            phase_target = _from_feet_frame(sim, stand_offset)
         else:
             upright = None
             if phase.target.startswith("upright:"):
@@ -856,7 +886,6 @@ def perform_steps(
                 lean, hip_lean = rotate @ lean, rotate @ hip_lean
                 last_cop = phase_target + rotate @ (last_cop - phase_target)
                 prev_target = phase_target + rotate @ (prev_target - phase_target)
-                stand_target = phase_target + rotate @ (stand_target - phase_target)
             sim.apply(applied)
             last_applied = applied
             meas = sim.measure()
@@ -872,7 +901,7 @@ def perform_steps(
         prev_target = phase_target.copy()
         if k == 0 or (phase.place and phase.stance == "both"):
             # Where the dancer stands still in the position: the start, or the end of a change.
-            stand_target = phase_target.copy()
+            stand_offset = _in_feet_frame(sim, phase_target)
         phase_start += phase.duration
 
     if count > 1:

@@ -37,17 +37,13 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # third and fifth position hold every step on either leg (in third and fifth the free foot works
 # from under its own hip, not crossed, and the supporting leg straightens first: see
 # ``_off_the_floor`` and ``_free_lift``). In second the weight shift leaves the pelvis low over a
-# bent supporting knee; straightened, every one-foot step follows, but the relevé on one foot
-# falls there (with or without the straightening: the COM runs off the toe sideways 3 s in). In
-# fourth every one-foot step but the tendu back holds on the back (left) foot (the front foot's
-# tendu back passes over the supporting foot, right behind it, its toes catch it and seeded random
-# sequences fell there, 5 of 11); onto the front foot the weight goes by
-# the closed chain and one chain of every step holds, but seeded random sequences fell on it (5
-# of 6 failures in 11: after plies, or after the weight came from the back foot) and coming back
-# from it (to the back foot or to both) fell, so the front foot holds only the plies there.
+# bent supporting knee; straightened, every one-foot step follows (the relevé on one foot and the
+# pivot too, since the relevé there starts from the balance's lean taken into its pose: see
+# ``ABSORB_ON_THE_TOE``). In fourth every one-foot step holds on either foot (the tendus that
+# cross the supporting foot pass high over it: see ``TENDU_PASSING``); onto the front foot the
+# weight goes by the closed chain, and some ways onto and off it are refused (see
+# ``_check_front_foot_of_fourth``).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
-_SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
-_FOURTH_FALLS = frozenset({"tendu_back"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
@@ -80,11 +76,20 @@ TRANSITIONS = frozenset(
 TENDU_FROM_BOTH_FEET = ("first_position",)
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
-    "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
+    "second_position": {"L": BALANCED, "R": BALANCED},
     "third_position": {"L": BALANCED, "R": BALANCED},
-    "fourth_position": {"L": BALANCED - _FOURTH_FALLS, "R": _BOTH_FEET},
+    "fourth_position": {"L": BALANCED, "R": BALANCED},
     "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
+# Where the relevé on one foot starts from the balance's lean taken into its pose (the lean then
+# starts again from none). The lean is a world rotation turned into joint angles along each joint's
+# axis as it points now; as the supporting foot rises onto its ball the ankle's axes turn with it,
+# so a large lean carried into the rise changes the ankle's targets by itself. After the weight
+# shift in second the balance leans the supporting leg 0.28 rad sideways (0.11 from first): carried
+# into the rise, the dancer rolled off the toe towards the free side 3 s in and fell; taken into the
+# pose, the relevé and the pivot after it hold (COM 2.7-2.9 cm inside the toe's polygon in their
+# last second). From first the paper's relevé is left as tuned.
+ABSORB_ON_THE_TOE = ("second_position",)
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
 # The relevé on both feet, in seconds: onto the balls, the heels' first lift (to RELEVE_START rad),
@@ -322,6 +327,19 @@ PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
 # floor the toes scraped the floor on the way (from fifth, after an arabesque: the supporting foot
 # slipped round 8 degrees and sequences fell in a later tendu back).
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.6)}
+# In fourth the feet are crossed: with the weight on one foot the other leg's hip stands over the
+# supporting foot, so the front foot's tendu back and the back foot's tendu front pass right over
+# it. Brushing past at the height of the lift, the working toes caught the supporting ankle (the
+# foot was kicked 4 cm and the dancer fell: after a developpe or an arabesque the front foot's
+# tendu back fell every time; the back foot's tendu front after a developpe swept 2 cm above the
+# floor over the supporting foot, kicked it away and the dancer fell). The leg passes higher
+# instead, half way to an attitude (the ankle 25-35 cm up as it goes by), and comes down onto the
+# tendu's point from beyond it. (Through a bent knee with the thigh under the hip, the straightening
+# leg then pressed its toes into the floor and the supporting heel came up.)
+TENDU_PASSING = {
+    "back": {"thigh.R_x": 0.0, "thigh.R_y": 0.4, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0},
+    "front": {"thigh.R_x": 0.0, "thigh.R_y": -0.8, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0},
+}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
 
@@ -388,7 +406,7 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
-    plied: bool = False       # a plie was done in this position
+    plied: bool = False       # a plie was done in this position (see _check_front_foot_of_fourth)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -514,6 +532,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         if state.raised or state.hover or state.releve:
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
+        _check_front_foot_of_fourth(state, name, None)
         return
     if (name == "weight_shift" and state.changed and state.position == "second_position"
             and state.support == other(side or "L")):
@@ -539,6 +558,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
                               f"and taller (at {height:g} m the feet chatter as the heels rise and the "
                               "dancer falls); the releve on one foot is: add weight_shift and retire first")
+    if name == "releve" and state.support == "both" and side is None and (state.closed or state.changed):
+        raise DancerError(f"releve on both feet after a {'change of position' if state.changed else 'tendu'} "
+                          "is not balanced yet (the foot the closed chain set down keeps its knee bent about "
+                          "10 degrees, and the rise fell after tendus front and back and after plies there); "
+                          "the releve on one foot is: add weight_shift and retire first")
     if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
         raise DancerError(f"{name} straight from both feet is balanced in "
                           f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
@@ -554,6 +578,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         support = state.support
     else:
         support = _support_for(name, side, state)[0]
+    _check_front_foot_of_fourth(state, name, support)
     balanced_here = BALANCED_FROM[state.position][support]
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
@@ -564,6 +589,34 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
 
 
 FRONT_FOOT = "R"  # the foot in front in third, fourth and fifth (see position_pose)
+
+
+def _check_front_foot_of_fourth(state: State, name: str, support: str | None) -> None:
+    """Refuse the ways onto and off the front foot of fourth that fell.
+
+    Onto it the weight goes by the closed chain, with the supporting leg straightened after it, and
+    every one-foot step holds there; but the front foot must be flat as the weight comes: after a
+    plie in fourth it stands 1-2 mm up with its toes unloaded, and coming from the back foot (the
+    leaning legs lift the unloaded front toes the same way) the toes stayed up through the shift:
+    the foot rocked between heel and toes as the other foot left the floor and the dancer fell.
+    Coming back off it, to both feet or to the back foot, fell too."""
+    if state.position != "fourth_position":
+        return
+    front, back = _word(FRONT_FOOT), _word(other(FRONT_FOOT))
+    if state.support == FRONT_FOOT and name in (state.position, "weight_shift"):
+        step = name if name == state.position else f"weight_shift:{back}"
+        raise DancerError(f"{step} from the {front} (front) foot in fourth_position is not balanced yet "
+                          "(coming back off the front foot the dancer fell); the one-foot steps on it are")
+    if name != "weight_shift" or support != FRONT_FOOT:
+        return
+    if state.support == other(FRONT_FOOT):
+        raise DancerError(f"weight_shift:{front} from the {back} (back) foot in fourth_position is not "
+                          "balanced yet (the front toes stayed up and the dancer fell); bring the weight "
+                          f"back to both feet first (fourth_position), then weight_shift:{front}")
+    if state.plied:
+        raise DancerError(f"weight_shift:{front} after a plie in fourth_position is not balanced yet (the "
+                          "plie leaves the front foot's toes a millimetre off the floor and the foot rocked "
+                          "as the weight came); start the sequence in fourth_position for it")
 
 
 def _chained(position: str) -> bool:
@@ -779,8 +832,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
         # mm further forward, over the middle of the feet) and the extension after it fell.
-        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=True))
-        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=True))
+        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=solved))
+        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=solved))
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:
@@ -805,6 +858,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         brush = dict(pose)
         reach, point, knee = TENDU_BRUSH[direction]
         brush.update(_working(working, {**_leg(reach * roll, reach * pitch, knee, point), "toe.R_y": 0.0}))
+        if _crosses_the_supporting_foot(state.position, direction, working):
+            brush.update(_working(working, TENDU_PASSING[direction]))
         out.update(arms("first" if direction == "back" else "second"))
         brush.update(arms("first" if direction == "back" else "second"))
         phases_out = []
@@ -869,7 +924,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("releve on one foot is done in retire: add retire first")
         up = releve_pose(pose, support)
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
-                            toe_control=True, level_pelvis=False))
+                            toe_control=True, level_pelvis=False,
+                            absorb_lean=state.position in ABSORB_ON_THE_TOE))
         return phases, replace(state, releve=True, pose=up)
 
     if name == "pivot_quarter":
@@ -877,7 +933,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("pivot_quarter turns on demi-pointe: add retire and releve first")
         # On the toe as the releve left the dancer (the toe joint carrying the balance from the
         # first tick, the pelvis as it is), the body swivels a quarter turn about the ball.
-        phases.append(Phase(label, duration, pose, support, "toe:" + support, 1.0, 0.5, pose_delay=-1.0,
+        phases.append(Phase(label, duration, {}, support, "toe:" + support, 1.0, 0.5, pose_delay=-1.0,
                             toe_control=True, level_pelvis=False,
                             turn=np.pi / 2 * (1.0 if support == "L" else -1.0)))
         return phases, state
@@ -1001,6 +1057,14 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
                       0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
     return _lift_first(state, working, support, label, lifted)
+
+
+def _crosses_the_supporting_foot(position: str, direction: str, working: str) -> bool:
+    """Whether a tendu of the ``working`` leg in ``direction`` passes over the supporting foot (the
+    front foot's tendu back in fourth)."""
+    if position != "fourth_position":
+        return False
+    return (direction == "back") == (working == FRONT_FOOT) and direction != "side"
 
 
 def _free_lift(state: State, working: str, turnout: float, height: float) -> dict[str, float]:
