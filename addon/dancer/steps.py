@@ -407,6 +407,7 @@ class State:
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
     plied: bool = False       # a plie was done in this position (see _check_front_foot_of_fourth)
+    changed_from: str = ""    # the position a change into this one came from
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -563,6 +564,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "is not balanced yet (the foot the closed chain set down keeps its knee bent about "
                           "10 degrees, and the rise fell after tendus front and back and after plies there); "
                           "the releve on one foot is: add weight_shift and retire first")
+    if name.startswith("tendu_") and state.support == "both" and state.changed_from == "fourth_position":
+        raise DancerError(f"{name} straight from both feet right after the change out of fourth_position is "
+                          "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
+                          "seeded random sequences too); add a weight_shift first, or reach "
+                          f"{state.position} from third or fifth")
     if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
         raise DancerError(f"{name} straight from both feet is balanced in "
                           f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
@@ -742,7 +748,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                             closed_chain=_chained(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=_chained(name), place=name))
-        return phases, State(name, target_pose, changed=True)
+        return phases, State(name, target_pose, changed=True, changed_from=state.position)
 
     support, working = _support_for(name, side, state)
 

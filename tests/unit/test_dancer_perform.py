@@ -462,6 +462,8 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("from fifth_position to second_position", "left foot moving")),
         (("first_position", "second_position", "demi_plie", "weight_shift:left"),
          ("a weight shift after a change into second_position and a plie there",)),
+        (("fourth_position", "first_position", "tendu_side:right"),
+         ("right after the change out of fourth_position", "add a weight_shift first")),
         (("third_position", "second_position", "weight_shift:left", "weight_shift:right"),
          ("straight from one foot to the other after a change into second_position", "add second_position")),
         (("second_position", "weight_shift:left", "third_position"), ("right foot moving",)),
