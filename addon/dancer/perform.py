@@ -23,7 +23,7 @@ from .closed_chain import ClosedChain, level_frame, level_yaw
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, _chained, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -472,6 +472,7 @@ def perform_steps(
     last_cop = meas.cop[:2].copy()
     prev_pose_vec = base.copy()
     prev_target = meas.com[:2].copy()
+    stand_target = prev_target
     stand_offset = _in_feet_frame(sim, prev_target)
     carried = np.zeros(len(body.joints))
     step_start_vec = base.copy()
@@ -673,7 +674,10 @@ def perform_steps(
             # Where the dancer stood, as it stood relative to the feet: the feet slide a few
             # centimetres in some steps (a tendu back from both feet takes both 3 cm back), and the
             # point on the floor where the dancer first stood is then off the middle of the feet.
-            phase_target = _from_feet_frame(sim, stand_offset)
+            # Not in fourth, where the legs lean alike on feet that rock (``_chained``): re-aimed
+            # there, plies with standing between them fell (fourth seed 5); the floor point held.
+            phase_target = _from_feet_frame(sim, stand_offset) if _chained(position_now) \
+                else stand_target.copy()
         else:
             upright = None
             if phase.target.startswith("upright:"):
@@ -886,6 +890,7 @@ def perform_steps(
                 lean, hip_lean = rotate @ lean, rotate @ hip_lean
                 last_cop = phase_target + rotate @ (last_cop - phase_target)
                 prev_target = phase_target + rotate @ (prev_target - phase_target)
+                stand_target = phase_target + rotate @ (stand_target - phase_target)
             sim.apply(applied)
             last_applied = applied
             meas = sim.measure()
@@ -901,6 +906,7 @@ def perform_steps(
         prev_target = phase_target.copy()
         if k == 0 or (phase.place and phase.stance == "both"):
             # Where the dancer stands still in the position: the start, or the end of a change.
+            stand_target = phase_target.copy()
             stand_offset = _in_feet_frame(sim, phase_target)
         phase_start += phase.duration
 

@@ -581,6 +581,21 @@ def test_a_releve_on_both_feet_after_the_closed_chain_set_a_foot_down_is_refused
     plan(("first_position", "demi_plie", "weight_shift", "first_position", "releve"))
 
 
+@pytest.mark.parametrize("sequence", [
+    # A plie rising back to the position's angles before a releve on both feet (rising back to the
+    # angles the closed chain had left, the releve after it fell: 10.0 s), and plies with standing
+    # between them in fourth, where 'stand' stays the floor point (re-aimed from the rocking feet
+    # there, the last plie fell: fourth seed 5).
+    ("first_position", "demi_plie", "grand_plie", "releve"),
+    ("fourth_position", "demi_plie:left", "grand_plie:left", "fourth_position", "grand_plie:left",
+     "fourth_position", "demi_plie:left", "fourth_position"),
+])
+def test_plies_then_a_releve_or_standing_again_stay_balanced(sequence):
+    show = perform(sequence)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+
+
 def test_plies_in_fifth_keep_the_crossed_feet_on_their_places(lifted):
     show = lifted["fifth plies"]
 
