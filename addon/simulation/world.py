@@ -33,6 +33,7 @@ from ..geometry.rotation import (
     polar_rotation_one,
     quaternion_to_matrix,
 )
+from ..quaternions.scalar import qmul, qnormalize
 from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
@@ -257,7 +258,9 @@ class World(RigidContacts):
         """The state a frame changes (positions, velocities, clock, cluster rotations, who is asleep),
         for ``restore``."""
         clusters = self._clusters
-        rotations = None if clusters is None else (clusters["quaternions"].copy(), clusters["warm"].copy())
+        rotations = None
+        if clusters is not None:
+            rotations = (clusters["quaternions"].copy(), clusters["warm"].copy(), clusters.get("turn"))
         sleep = None
         if self._sleep is not None:
             sleep = tuple(self._sleep[k].copy() for k in ("calm", "asleep", "held"))
@@ -272,6 +275,7 @@ class World(RigidContacts):
         if rotations is not None and self._clusters is not None:
             self._clusters["quaternions"] = rotations[0].copy()
             self._clusters["warm"] = rotations[1].copy()
+            self._clusters["turn"] = rotations[2]
         if sleep is not None and self._sleep is not None:
             for key, value in zip(("calm", "asleep", "held"), sleep, strict=True):
                 self._sleep[key] = value.copy()
@@ -685,7 +689,9 @@ class World(RigidContacts):
                     for k in ("mass", "total", "rest", "stiffness", "quaternions", "warm")
                 },
             }
-        for cached in ("mass3", "rest9", "slots", "whole", "work", "mass_rest", "rest_rows", "goal_rows"):
+        for cached in (
+            "mass3", "rest9", "slots", "whole", "work", "mass_rest", "rest_rows", "goal_rows", "turn"
+        ):  # fmt: skip
             self._clusters.pop(cached, None)
         self._active_clusters = None
         if self._rigid is not None:
@@ -1571,11 +1577,21 @@ class World(RigidContacts):
         (a, b, c), (d, e, f), (g, h, i) = covariance.tolist()
         # Rigid bodies with sequential contacts take the exact rotation (see _solve_shapes).
         turning = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0
+        last = tuple(quaternions[0].tolist())
         if not (self._rigid is not None and self._rigid["sequential"]) and warm[0] and turning:
-            quaternions[0] = polar_rotation_one(covariance, quaternions[0], _POLAR_ITERATIONS)
+            # Müller's iteration recovers 8/9 of each projection's turn from the last rotation, and the
+            # missing ninth compounds: a soft ball spinning at one turn a second kept 48% of its spin
+            # after a second at 10 substeps (the exact rotation: 86%). Started from the last rotation
+            # turned on by the last projection's turn, it keeps 86% too, at no extra cost.
+            turn = clusters.get("turn") or (1.0, 0.0, 0.0, 0.0)
+            start = np.array(qnormalize(qmul(turn, last)))
+            quaternions[0] = polar_rotation_one(covariance, start, _POLAR_ITERATIONS)
+            w, x, y, z = last
+            clusters["turn"] = qnormalize(qmul(tuple(quaternions[0].tolist()), (w, -x, -y, -z)))
         else:
             quaternions[0] = matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
             warm[0] = True
+            clusters["turn"] = None  # after a cold start or an inverted fit: no turn to go on
         rotation = quaternion_to_matrix(quaternions[0])
         if len(p) < _BLAS_ROWS:
             np.matmul(clusters["rest"], rotation.T, out=goals)
