@@ -107,6 +107,10 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         rigid.label(text="Rigid Pile", icon="RIGID_BODY")
         rigid.prop(settings, "static_friction")
         rigid.prop(settings, "pour_interval")
+        rigid.prop(settings, "rigid_contacts")
+        sequential = rigid.row()
+        sequential.active = settings.rigid_contacts == "SEQUENTIAL"
+        sequential.prop(settings, "rolling_resistance")
         copy_settings(settings, rigid.operator("procanim.bake_rigid_pile", icon="RIGID_BODY"))
 
         rope = layout.box().column()

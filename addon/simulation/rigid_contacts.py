@@ -32,6 +32,9 @@ _CONTACT_MARGIN = 0.5
 # friction's own push has tilted the bodies. Measured on a 0.3 m box with mu_s 0.6 (arctan: 31 deg):
 # it holds at 25 deg, creeps 3-9 mm/s at 29-34 deg, slides at 37 and up.
 _NORMAL_SWEEPS = (3, 1)
+# Sweeps of the velocity pass over the contacts' normal speeds: twice, so a body pushed into the ground
+# by an impact above it is stopped there again.
+_VELOCITY_SWEEPS = 2
 # Contact patches with more contacts than this are reduced to the ones that span them (_patch_corners).
 _PATCH_CONTACTS = 16
 # Bodies meeting faster than this (m/s) collide: both take their share, the lower one is pushed too.
@@ -143,12 +146,14 @@ class RigidContacts:
         interlocking like egg crates.
 
         ``sequential`` (default off; None keeps the current choice): solve the contacts one after
-        another instead (Müller et al. 2020; ``_sweep_rigid_contacts``), with static friction per contact
-        patch, dynamic friction and no bounce in a velocity pass, rolling resistance
-        (``set_rolling_resistance``) and exact rigid rotations in the shape match: bodies then roll,
-        topple and keep their spin, which the body-by-body fit does not let them (a drum stops within a
-        frame). Not the default yet: a 1 cm plank landing on another at 10 m/s bounces 6 cm and slides
-        off (the auto-substep plank test), see notes/issue-19b.md, session 4."""
+        another (Müller et al. 2020; ``_sweep_rigid_contacts``), with static friction per contact patch,
+        dynamic friction (sliding and twisting) and no bounce in a velocity pass, rolling resistance
+        (``set_rolling_resistance``) and exact rigid rotations in the shape match: bodies roll, topple
+        and keep their spin, which the body-by-body fit (``_fit_rigid_contacts``) does not let them (a
+        drum stops within a frame; with Müller's warm-started rotation a spinning body loses its spin
+        within a second). Not the default: 50 poured cubes heap flatter with it (20.7 deg at friction
+        0.5, seed 1, against 31.4 with the fit; the heap test wants 26.6 +- 5), see notes/issue-19b.md,
+        session 5."""
         clusters = self._clusters
         if clusters is None or np.any(clusters["share"] > 1) or np.any(clusters["stiffness"] < 1.0):
             raise SimulationError("rigid contacts need rigid shape-matched bodies (disjoint, stiffness 1)")
@@ -596,12 +601,20 @@ class RigidContacts:
 
         n = mean(normal)
         n /= np.maximum(np.sqrt(np.einsum("ij,ij->i", n, n)), _TINY)[:, None]
+        centre = mean(arm_a)
+        # How far the contacts lie from the patch's point across its normal (load-weighted): the lever
+        # of friction against the bodies' turning about the normal (a uniform disc of radius R: 2R/3).
+        off = arm_a[active] - centre[patch]
+        off -= n[patch] * np.einsum("ij,ij->i", off, n[patch])[:, None]
+        spread = np.bincount(patch, lam * np.sqrt(np.einsum("ij,ij->i", off, off)), minlength=len(keys))
+        spread = spread / np.maximum(load, _TINY)
         a, b = keys // (count + 1), keys % (count + 1)
         static, dynamic = np.zeros(len(keys)), np.zeros(len(keys))
         static[patch], dynamic[patch] = friction[0][active], friction[1][active]
         return {
             "sides": (a, b),
-            "arms": (mean(arm_a), mean(arm_b)),
+            "arms": (centre, mean(arm_b)),
+            "spread": spread,
             "normal": n,
             "slip": mean(slip),
             "load": load,
@@ -682,6 +695,23 @@ class RigidContacts:
             angular[pa] -= impulse[:, None] * turn_a
             angular[pb] += impulse[:, None] * turn_b
 
+    def _resist_twisting(self, patches, angular, limit) -> None:
+        """Per contact patch, an angular impulse against the bodies' relative turning about the patch
+        normal (friction spread over the patch: a plank spinning flat on the floor) of at most
+        ``limit``, at most what stops it."""
+        inverse_inertia = self._body_frame[1]
+        a, b = patches["sides"]
+        n = patches["normal"]
+        for batch in patches["batches"]:
+            pa, pb, pn = a[batch], b[batch], n[batch]
+            rate = np.einsum("ij,ij->i", angular[pa] - angular[pb], pn)
+            turn_a = np.einsum("kij,kj->ki", inverse_inertia[pa], pn)
+            turn_b = np.einsum("kij,kj->ki", inverse_inertia[pb], pn)
+            ease = np.einsum("ij,ij->i", turn_a + turn_b, pn)
+            impulse = np.sign(rate) * np.minimum(limit[batch], np.abs(rate) / np.maximum(ease, _TINY))
+            angular[pa] -= impulse[:, None] * turn_a
+            angular[pb] += impulse[:, None] * turn_b
+
     def _rigid_velocity_pass(self, p, v, h) -> None:
         """After a substep's velocities are derived (Müller et al. 2020, section 3.6), per contact the
         last projection pushed: the bodies' relative normal speed there is removed (no restitution: a
@@ -722,8 +752,7 @@ class RigidContacts:
         push_a, push_b = solved["push"]
         ease, pushed = solved["ease"], solved["pushed"]
         bounds = solved["bounds"]
-        # Twice: a body pushed into the ground by an impact above it is stopped there again.
-        for _ in range(2):
+        for _ in range(_VELOCITY_SWEEPS):
             for k in range(len(bounds) - 1):
                 s = slice(bounds[k], bounds[k + 1])
                 active = pushed[s] > 0
@@ -741,6 +770,7 @@ class RigidContacts:
         # mu_d times the normal impulse of the position pass (load / h).
         limit = patches["dynamic"] * patches["load"] / h
         self._patch_friction(patches, linear, angular, drift, limit, False)
+        self._resist_twisting(patches, angular, limit * patches["spread"])
         if self._rolling_resistance > 0:
             self._resist_rolling(patches, angular, h)
         change = velocities - before

@@ -31,6 +31,8 @@ COMPRESSION_LIMIT = 0.5
 # Measured with the energy held (World._hold_energy), 642 / 2,562 / 10,242 vertices, 30 frames:
 # substeps computed 230 / 243 / 557 at 0.5, 230 / 246 / 419 at 0.25, 293 / 469 / 505 at 0.08.
 JELLY_COMPRESSION_LIMIT = 0.25
+# How rigid piles solve their contacts (SimulationSettings.rigid_contacts).
+RIGID_CONTACTS = ("fit", "sequential")
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,12 @@ class SimulationSettings:
     sleep_speed: float = 0.05
     # Rigid piles: frames between one body's release and the next (lowest first; 0 drops all at once).
     pour_interval: int = 0
+    # Rigid piles: how contacts are solved, "fit" (each body fitted to all its contacts at once) or
+    # "sequential" (one contact after another: bodies roll, topple and keep their spin); see
+    # World.enable_rigid_contacts.
+    rigid_contacts: str = "fit"
+    # Rigid piles, sequential contacts: rolling resistance coefficient (a torque c N R against rolling).
+    rolling_resistance: float = 0.0
     # Vertices of one soft body collide with each other (a folded cloth does not pass through itself).
     self_collision: bool = False
     auto_substeps: bool = False
@@ -101,6 +109,12 @@ class SimulationSettings:
             problems.append(f"static friction must be >= 0 (got {self.static_friction})")
         if self.pour_interval < 0:
             problems.append(f"pour interval must be >= 0 frames (got {self.pour_interval})")
+        if self.rigid_contacts not in RIGID_CONTACTS:
+            problems.append(f"rigid contacts must be one of {RIGID_CONTACTS} (got {self.rigid_contacts!r})")
+        if not self.rolling_resistance >= 0:
+            problems.append(f"rolling resistance must be >= 0 (got {self.rolling_resistance})")
+        elif self.rolling_resistance > 0 and self.rigid_contacts != "sequential":
+            problems.append("rolling resistance needs sequential rigid contacts")
         if self.friction < 0 or not self.particle_radius > 0:
             problems.append(
                 f"friction must be >= 0 and particle radius > 0 (got {self.friction}, {self.particle_radius})"
@@ -462,7 +476,10 @@ def build_rigid_world(
         friction=settings.friction,
         static_friction=settings.static_friction,
     )
-    world.enable_rigid_contacts(np.concatenate([normals for _, normals in sampled]))
+    surface_normals = np.concatenate([normals for _, normals in sampled])
+    world.enable_rigid_contacts(surface_normals, sequential=settings.rigid_contacts == "sequential")
+    if settings.rolling_resistance > 0:
+        world.set_rolling_resistance(settings.rolling_resistance)
     if settings.sleep_speed > 0:
         world.enable_sleeping(settings.sleep_speed, frames=max(1, round(0.5 * settings.fps)))
     _add_environment(world, colliders, settings)

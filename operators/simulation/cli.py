@@ -50,6 +50,18 @@ def add_cli(subparsers) -> None:
         "--static-friction", type=float, default=None, help="pile: friction to start sliding (static)"
     )
     parser.add_argument(
+        "--contacts",
+        choices=("fit", "sequential"),
+        default=None,
+        help="pile: how contacts are solved (sequential: bodies roll and keep their spin)",
+    )
+    parser.add_argument(
+        "--rolling-resistance",
+        type=float,
+        default=None,
+        help="pile: rolling resistance coefficient (sequential contacts; 0 rolls freely)",
+    )
+    parser.add_argument(
         "--pour-interval",
         type=int,
         default=None,
@@ -69,7 +81,7 @@ def _cli_simulate(args, context) -> None:
     if args.limit_stretch is not None:
         settings.limit_stretch = args.limit_stretch
     settings.solver = args.solver
-    for key in ("friction", "static_friction", "particle_radius"):
+    for key in ("friction", "static_friction", "particle_radius", "rolling_resistance"):
         if getattr(args, key) is not None:
             setattr(settings, key, getattr(args, key))
     shared = {key: getattr(settings, key) for key in _SolverProperties.__annotations__}
@@ -82,7 +94,10 @@ def _cli_simulate(args, context) -> None:
         call_operator("procanim.add_rigid_pile_demo", **({"count": args.cubes} if args.cubes else {}))
         if args.pour_interval is not None:  # after the demo, which sets its own
             settings.pour_interval = args.pour_interval
-        pile = {key: getattr(settings, key) for key in ("static_friction", "pour_interval")}
+        if args.contacts is not None:
+            settings.rigid_contacts = args.contacts.upper()
+        keys = ("static_friction", "pour_interval", "rigid_contacts", "rolling_resistance")
+        pile = {key: getattr(settings, key) for key in keys}
         call_operator("procanim.bake_rigid_pile", **shared, **automatic, **pile)
         return
     folder = "" if args.out is None else str(args.out.resolve().parent / f"{args.out.stem}_cache")

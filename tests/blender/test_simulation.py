@@ -217,7 +217,13 @@ def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_setti
     assert settings.pour_interval > 0  # the demo prepared the sidebar's Bake Rigid Pile for a pour
     cubes = sorted(bpy.context.selected_objects, key=lambda o: o.matrix_world[2][3])  # lowest first
     spout = max(c.matrix_world[2][3] for c in cubes)
-    overrides = {"frame_count": 60, "pour_interval": settings.pour_interval, "static_friction": 0.8}
+    overrides = {
+        "frame_count": 60,
+        "pour_interval": settings.pour_interval,
+        "static_friction": 0.8,
+        "rigid_contacts": "SEQUENTIAL",
+        "rolling_resistance": 0.1,  # passed through to the rigid world (cubes barely roll)
+    }
     assert bpy.ops.procanim.bake_rigid_pile(**overrides) == {"FINISHED"}
     scene = bpy.context.scene
     heights = []

@@ -102,7 +102,7 @@ def test_rolling_resistance_needs_sequential_rigid_contacts_and_a_coefficient_of
     with pytest.raises(SimulationError, match="sequential rigid contacts"):
         world.set_rolling_resistance(0.1)
     world.add_shape_match(np.arange(3))
-    world.enable_rigid_contacts()
+    world.enable_rigid_contacts(sequential=False)
     with pytest.raises(SimulationError, match="sequential rigid contacts"):
         world.set_rolling_resistance(0.1)
     world.enable_rigid_contacts(sequential=True)
@@ -146,3 +146,44 @@ def test_static_and_dynamic_friction_follow_coulomb_with_sequential_contacts():
     assert _box_on_a_slope(25.0, 0.3) == pytest.approx(_coulomb(25.0, 0.3, 0.0), rel=0.05)
     assert _box_on_a_slope(25.0, 0.3, 0.6, speed=1.0) == pytest.approx(_coulomb(25.0, 0.3, 1.0), rel=0.05)
     assert _box_on_a_slope(0.0, 0.3, speed=1.0) == pytest.approx(_coulomb(0.0, 0.3, 1.0), rel=0.05)
+
+
+def test_a_cube_spinning_flat_on_the_floor_stops_as_coulomb_friction_over_its_face_says():
+    """Friction acts against turning about the contact normal too (spread over the face it stands on):
+    a 0.3 m cube spun about the vertical decelerates at ``mu g r / k^2`` (``r`` the mean distance of the
+    touching samples from the face's centre, ``k^2`` its inertia about the vertical over its mass). A
+    plank knocked into a spin kept turning for seconds when friction acted at the patch's centre only."""
+    friction, spin = 0.5, 4.0
+    settings = SimulationSettings(auto_substeps=True, min_substeps=20, friction=friction, sleep_speed=0.0,
+                                  particle_radius=0.05, rigid_contacts="sequential")  # fmt: skip
+    corners = CUBE_CORNERS * 0.3 + [0.0, 0.0, 0.15]
+    world, _, _ = build_rigid_world([Body("box", corners, triangles=CUBE_TRIANGLES)], [], settings)
+    for _ in range(6):  # settle onto the floor
+        world.step(1.0 / FPS, substeps=20)
+    r = world.positions - world.positions.mean(axis=0)
+    world.set_velocities(np.cross([0.0, 0.0, spin], r))
+    bottom = r[:, 2] < r[:, 2].min() + 1e-6
+    lever = np.linalg.norm(r[bottom, :2], axis=1).mean()
+    expected = spin / (friction * G * lever / np.mean(np.einsum("ij,ij->i", r[:, :2], r[:, :2])))
+    rates = []
+    for _ in range(FPS):
+        world.step(1.0 / FPS, substeps=20)
+        rates.append(_angular_velocity(world)[2])
+    stopped = (int(np.argmax(np.abs(rates) < 0.05 * spin)) + 1) / FPS
+    assert stopped == pytest.approx(expected, rel=0.25)
+    assert abs(rates[-1]) < 0.01  # and stays stopped
+
+
+def test_rigid_pile_settings_choose_the_contact_solver_and_carry_rolling_resistance():
+    corners = CUBE_CORNERS * 0.3 + [0.0, 0.0, 0.15]
+    box = [Body("box", corners, triangles=CUBE_TRIANGLES)]
+    world, _, _ = build_rigid_world(box, [], SimulationSettings())
+    with pytest.raises(SimulationError, match="sequential rigid contacts"):
+        world.set_rolling_resistance(0.1)  # the body fit is the default
+    settings = SimulationSettings(rigid_contacts="sequential", rolling_resistance=0.2)
+    world, _, _ = build_rigid_world(box, [], settings)
+    assert world._rolling_resistance == 0.2
+    with pytest.raises(SimulationError, match="rolling resistance needs sequential"):
+        SimulationSettings(rolling_resistance=0.2)
+    with pytest.raises(SimulationError, match="rigid contacts must be one of"):
+        SimulationSettings(rigid_contacts="exact")

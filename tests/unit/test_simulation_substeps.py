@@ -210,11 +210,14 @@ def _plank_on_plank(settings):
     return world, np.array(lowest)
 
 
-def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_without_passing_through():
+@pytest.mark.parametrize("contacts", ["fit", "sequential"])
+def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_without_passing_through(contacts):
     """Thin boards get collision particles of half their thickness (5 mm), and automatic substeps keep
     each substep's travel under that radius even at the 9.9 m/s of a 5 m fall. Settings as
     bake_rigid_pile's defaults (Substeps 20 is the automatic minimum for piles)."""
-    settings = SimulationSettings(frame_count=60, auto_substeps=True, min_substeps=20)
+    settings = SimulationSettings(
+        frame_count=60, auto_substeps=True, min_substeps=20, rigid_contacts=contacts
+    )
     world, lowest = _plank_on_plank(settings)
     assert world.particle_radius == pytest.approx(0.005)
     # The lower plank spans z 0..0.01: the falling one never reaches its middle, and ends resting on it.
@@ -226,12 +229,16 @@ def test_a_one_centimetre_plank_dropped_from_five_metres_lands_on_another_withou
     assert np.abs(world.velocities).max() < 0.01
 
 
-def test_at_a_fixed_twenty_substeps_the_same_plank_tunnels():
+def test_at_a_fixed_twenty_substeps_the_same_plank_tunnels_through_the_body_fit():
     """What the automatic substeps prevent: 2 cm per substep skips the 1 cm of the lower plank (with the
-    lower plank awake; asleep, it is immovable and happens to hold this one)."""
+    lower plank awake; asleep, it is immovable and happens to hold this one), with the body-by-body
+    contact fit (the default). Sequential contacts find the falling plank on the right side even then:
+    it is pushed back out along the lower plank's face normal, contact by contact."""
     settings = SimulationSettings(frame_count=40, substeps=20, sleep_speed=0.0)
     _, lowest = _plank_on_plank(settings)
     assert lowest.min() < 0.0075  # down on the floor (5 mm particles), through the other plank
+    _, lowest = _plank_on_plank(replace(settings, rigid_contacts="sequential"))
+    assert lowest.min() > 0.011
 
 
 def _jelly_heights(settings):
