@@ -231,6 +231,11 @@ def _com_inside_for_the_last_second_of_every_step(show):
 BOTH_FEET = ("demi_plie", "grand_plie")
 
 
+def _feet_apart(show, tick):
+    """Where the right ankle is relative to the left one at ``tick`` (world frame)."""
+    return show.joint_positions["foot.R"][tick] - show.joint_positions["foot.L"][tick]
+
+
 @pytest.mark.parametrize("position", ["first_position", "second_position", "third_position",
                                       "fourth_position", "fifth_position"])
 def test_plies_go_down_and_come_back_up_in_every_position_they_are_balanced_in(position):
@@ -637,7 +642,7 @@ def test_tendus_straight_from_both_feet_close_back_into_the_position(sequence):
     _com_inside_for_the_last_second_of_every_step(show)
 
     def apart(tick):
-        return show.joint_positions["foot.R"][tick, :2] - show.joint_positions["foot.L"][tick, :2]
+        return _feet_apart(show, tick)[:2]
 
     keys = dict(show.key_times)
     for name, _, end in show.phase_times:
@@ -886,7 +891,7 @@ def test_the_weight_shifts_back_onto_a_hovering_foot_set_down_on_its_place(seque
     _com_inside_for_the_last_second_of_every_step(run)
 
     def apart(tick):
-        return run.joint_positions["foot.R"][tick] - run.joint_positions["foot.L"][tick]
+        return _feet_apart(run, tick)
 
     for index in (3, 5):
         side = sequence[index].split(":")[1][0].upper() if ":" in sequence[index] else "L"
