@@ -5,8 +5,8 @@ Scene (issue 19's table): an icosphere of radius 0.5 m centred 1.3 m above a gro
 its defaults against the plane (Collision modifier), baked by stepping the frames. Ours is
 ``procanim.bake_softbody`` with its own defaults (Auto Substeps, Limit Stretch) made cloth-like
 (``use_volume=False, shape_stiffness=0``), then with its full defaults (volume and shape matching on),
-then cloth-like with Limit Stretch off (the stretch held by substeps alone, what Self Collision, volume
-and shape matching still do; up to 10,242 vertices), then cloth-like with Self Collision (its cost as a
+then cloth-like with Limit Stretch off (the stretch held by substeps alone, what Self Collision still
+does; up to 10,242 vertices), then cloth-like with Self Collision (its cost as a
 ratio to the same bake without, Limit Stretch on and off, up to 2,562 vertices); the time includes
 writing the PC2 cache, as the user's bake does. Worst edge stretch: the largest (length / rest - 1)
 over all edges and frames, read back from the PC2 cache and from Cloth's evaluated mesh.

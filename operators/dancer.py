@@ -116,8 +116,9 @@ class DancerBakeProperties:
     allow_unbalanced: BoolProperty(
         name="Unbalanced Steps", default=False,
         description="Experimental: also simulate the steps the balance controller cannot hold yet (releve "
-        "on both feet outside first position, changes into or out of second and fourth position, steps "
-        "from fourth position but the plies); the dancer falls in them and the bake shows the fall")
+        "on both feet outside first position, changes out of second, from fifth into second, into "
+        "fourth, steps from fourth position but the plies); the dancer falls in them and the bake shows "
+        "the fall")
     position_time: FloatProperty(name="Position Time", description="Seconds standing in the position",
                                  default=1.5, min=0.2, max=30.0, unit="TIME_ABSOLUTE")
     shift_time: FloatProperty(name="Shift Time", description="Seconds for the weight shift",

@@ -88,7 +88,7 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         soft.label(text="Soft Body", icon="MOD_SOFT")
         limit = soft.row()
         # Greyed where the bake leaves it off (it says so in its report); several meshes also do.
-        limit.active = not (settings.use_volume or settings.shape_stiffness > 0 or settings.self_collision)
+        limit.active = not settings.self_collision
         limit.prop(settings, "limit_stretch")
         if settings.limit_stretch and not settings.auto_substeps:
             soft.prop(settings, "max_stretch")

@@ -23,7 +23,7 @@ from .closed_chain import ClosedChain, level_frame, level_yaw
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, _chained, other, plan, position_pose
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -51,6 +51,12 @@ CHAIN_FILTER = 0.25  # seconds: the lean's slow part, which moves the pelvis in 
 CHAIN_COMPLIANCE = True
 COMPLIANCE_FILTER = 0.5  # seconds: how fast the closed chain follows each leg's give under its load
 COMPLIANCE_LIMIT = 0.05  # m: the most a foot is aimed past its spot
+# Not in second: with the feet that far apart both legs stand near their full reach, and aimed past
+# its place the landing foot of a change into second came down with its toes light and the weight
+# shift after it ended 5-7 cm outside the polygon (so did keeping the landing's aim fixed for the
+# steps after it); aimed at its place it lands within 0.7-2 cm of it on all four contacts, and the
+# weight shifts after it hold (4 cm inside).
+COMPLIANCE_OFF_IN = ("second_position",)
 
 
 @dataclass
@@ -352,6 +358,28 @@ def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
     return balls + BALL_PAD * sim.body.height * forward / max(np.linalg.norm(forward), 1e-9)
 
 
+def _feet_frame(sim: DancerSim) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The middle of the ankles on the floor and the 2x2 rotation to the feet's mean heading."""
+    d = sim.data
+    ids = [sim.body_ids["foot.L"], sim.body_ids["foot.R"]]
+    forward = d.xmat[ids[0]].reshape(3, 3)[:2, 0] + d.xmat[ids[1]].reshape(3, 3)[:2, 0]
+    forward = forward / max(float(np.hypot(*forward)), 1e-9)
+    return 0.5 * (d.xpos[ids[0], :2] + d.xpos[ids[1], :2]), np.array([[forward[0], -forward[1]],
+                                                                      [forward[1], forward[0]]])
+
+
+def _in_feet_frame(sim: DancerSim, point: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``point`` (x, y) relative to the feet as they stand (see :func:`_feet_frame`)."""
+    origin, rotation = _feet_frame(sim)
+    return rotation.T @ (point - origin)
+
+
+def _from_feet_frame(sim: DancerSim, offset: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The floor point ``offset`` from the feet where they stand now (:func:`_in_feet_frame`'s inverse)."""
+    origin, rotation = _feet_frame(sim)
+    return origin + rotation @ offset
+
+
 def _com_target(sim: DancerSim, kind: str, com: NDArray[np.float64], share: float = 1.0,
                 upright: dict[str, NDArray[np.float64]] | None = None) -> NDArray[np.float64]:
     """Where a phase holds the projected COM, from the feet where they are now. ``upright`` holds,
@@ -445,6 +473,7 @@ def perform_steps(
     prev_pose_vec = base.copy()
     prev_target = meas.com[:2].copy()
     stand_target = prev_target
+    stand_offset = _in_feet_frame(sim, prev_target)
     carried = np.zeros(len(body.joints))
     step_start_vec = base.copy()
     fell, fall_time = False, float("inf")
@@ -530,7 +559,8 @@ def perform_steps(
                 pelvis_pos = sim.data.qpos[0:3] + offset
                 pelvis_quat = sim.data.qpos[3:7].copy()
                 chain.warm = {}
-                compliant = CHAIN_COMPLIANCE and any(side not in previous for side in LEG_SIDES)
+                compliant = (CHAIN_COMPLIANCE and position_now not in COMPLIANCE_OFF_IN
+                             and any(side not in previous for side in LEG_SIDES))
                 if compliant:
                     # The legs aim their feet past their spots by how far each gives under its load
                     # (below), from the pelvis where it actually is.
@@ -581,6 +611,11 @@ def perform_steps(
         via_vec = prev_pose_vec.copy()
         for name, value in phase.via.items():
             via_vec[sim.index[name]] = value
+        if phase.absorb_lean and phase.stance != "both":
+            # On one foot the pose names every joint: the lean it absorbs goes into it too.
+            for vec, listed in ((pose_vec, phase.pose), (via_vec, phase.via)):
+                for name in listed:
+                    vec[sim.index[name]] += lean_now[sim.index[name]]
         if straightened is not None and phase.stance != straightened[0]:
             straightened = None
         if straightened is not None:
@@ -636,7 +671,13 @@ def perform_steps(
         if phase.target == "keep":
             phase_target = prev_target.copy()
         elif phase.target == "stand":
-            phase_target = stand_target.copy()
+            # Where the dancer stood, as it stood relative to the feet: the feet slide a few
+            # centimetres in some steps (a tendu back from both feet takes both 3 cm back), and the
+            # point on the floor where the dancer first stood is then off the middle of the feet.
+            # Not in fourth, where the legs lean alike on feet that rock (``_chained``): re-aimed
+            # there, plies with standing between them fell (fourth seed 5); the floor point held.
+            phase_target = _from_feet_frame(sim, stand_offset) if _chained(position_now) \
+                else stand_target.copy()
         else:
             upright = None
             if phase.target.startswith("upright:"):
@@ -866,6 +907,7 @@ def perform_steps(
         if k == 0 or (phase.place and phase.stance == "both"):
             # Where the dancer stands still in the position: the start, or the end of a change.
             stand_target = phase_target.copy()
+            stand_offset = _in_feet_frame(sim, phase_target)
         phase_start += phase.duration
 
     if count > 1:

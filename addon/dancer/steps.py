@@ -37,47 +37,81 @@ BALANCED = frozenset({"weight_shift", "retire", "releve", "tendu_front", "tendu_
 # third and fifth position hold every step on either leg (in third and fifth the free foot works
 # from under its own hip, not crossed, and the supporting leg straightens first: see
 # ``_off_the_floor`` and ``_free_lift``). In second the weight shift leaves the pelvis low over a
-# bent supporting knee; straightened, every one-foot step follows, but the relevé on one foot
-# falls there (with or without the straightening: the COM runs off the toe sideways 3 s in). In
-# fourth every one-foot step but the tendu back holds on the back (left) foot (the front foot's
-# tendu back passes over the supporting foot, right behind it, its toes catch it and seeded random
-# sequences fell there, 5 of 11); onto the front foot the weight goes by
-# the closed chain and one chain of every step holds, but seeded random sequences fell on it (5
-# of 6 failures in 11: after plies, or after the weight came from the back foot) and coming back
-# from it (to the back foot or to both) fell, so the front foot holds only the plies there.
+# bent supporting knee; straightened, every one-foot step follows (the relevé on one foot and the
+# pivot too, since the relevé there starts from the balance's lean taken into its pose: see
+# ``ABSORB_ON_THE_TOE``). In fourth every one-foot step holds on either foot (the tendus that
+# cross the supporting foot pass high over it: see ``TENDU_PASSING``); onto the front foot the
+# weight goes by the closed chain, and some ways onto and off it are refused (see
+# ``_check_front_foot_of_fourth``).
 _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
-_SECOND_FALLS = frozenset({"releve", "pivot_quarter"})
-_FOURTH_FALLS = frozenset({"tendu_back"})
 # Position changes within a sequence (position, new position, moving foot) that are balanced: the
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
 # load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
 # moving (the left one only between first and third: going behind into fifth the supporting right
-# foot slid 6 cm or turned 8 degrees, and out of fifth after a plie the dancer fell), each completes
-# with a weight shift onto the other foot and a retire after it; so do the front foot's closes from
-# fourth (the weight on the back foot) into first, third and fifth. Not yet:
-# out of second (the carried leg swings under the pelvis and the supporting heel comes up; from the
-# left foot only the change into first holds), into second (the change completes, but the weight
-# shift after it ends 5 cm outside the polygon), into fourth (the set-down without the closed chain
-# there fell) and out of fourth with the back foot moving.
+# foot turned 8 degrees from first, and from third 6-10 degrees after a plie or a change into third;
+# out of fifth it held from the position but fell after a grand plie, and the right foot's change
+# after it fell), each completes with a weight shift onto the other foot and a retire after it; so
+# do the front foot's closes from fourth (the weight on the back foot) into first, third and fifth,
+# and the changes into second from first and third with either foot and from fifth with the right
+# one (in at least INTO_SECOND_SECONDS: the supporting knee bends so the other leg reaches the wide
+# place, and the weight goes to the middle as the foot lands; the foot is aimed at its place, not
+# past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm; a weight shift and a retire hold
+# after it; see _check_balanced for what is refused after it). Not yet: out of second (the carried
+# leg swings under the pelvis and the supporting heel comes up; from the left foot only the change
+# into first holds), into fourth (the set-down without the closed chain there fell) and out of
+# fourth with the back foot moving.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
     + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
-    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")])
-# Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
-# working foot brushes out and back over its spot by IK, and the closed chain closes it there
-# (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
-# In third and fifth a few in a row fell (after the other leg's tendus).
-TENDU_FROM_BOTH_FEET = ("first_position",)
+    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
+    + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
+    + [("fifth_position", "second_position", "R")])
+# Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
+# weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK,
+# and the closed chain closes it there (aiming past the spot by the legs' give under the load) and
+# brings the weight back to the middle. In first every tendu on either leg. In third and fifth the
+# front (right) foot's tendus front and side, the weight on the back foot (measured: COM 5.8-6.1 cm
+# inside over each one's last second, the feet within 0.7 cm of their places after four in a row).
+# Not yet there: the front foot's tendu back (it comes back to its crossed place through the back
+# foot: both feet slid 11 cm back in third, the dancer fell in fifth), the back foot's tendus (in
+# fifth its tendu front crosses the front foot and fell; in third they complete, 2.2-3.3 cm inside,
+# but the front foot's tendu after them fell: its lift swung the leg across under the pelvis), and
+# every tendu from both feet in second (the first one fell as the foot came back: the weight shift
+# leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth (the
+# weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
+_FRONT_FOOT_TENDUS = frozenset({("front", "R"), ("side", "R")})
+TENDU_FROM_BOTH_FEET = {
+    "first_position": frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R")),
+    "third_position": _FRONT_FOOT_TENDUS,
+    "fifth_position": _FRONT_FOOT_TENDUS,
+}
+# Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
+# set down as a tendu from both feet closes, then the weight goes over), and why.
+HOVER_SHIFT_FALLS = {
+    "second_position": "the foot hovers under its own hip, 24 cm inside its wide place, and the dancer "
+                       "fell as it was set down there",
+    "fourth_position": "not tried there yet: until this session the weight could not go onto the front "
+                       "foot, the only one that hovered there",
+}
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
-    "second_position": {"L": BALANCED - _SECOND_FALLS, "R": BALANCED - _SECOND_FALLS},
+    "second_position": {"L": BALANCED, "R": BALANCED},
     "third_position": {"L": BALANCED, "R": BALANCED},
-    "fourth_position": {"L": BALANCED - _FOURTH_FALLS, "R": _BOTH_FEET},
+    "fourth_position": {"L": BALANCED, "R": BALANCED},
     "fifth_position": {"L": BALANCED, "R": BALANCED},
 }
+# Where the relevé on one foot starts from the balance's lean taken into its pose (the lean then
+# starts again from none). The lean is a world rotation turned into joint angles along each joint's
+# axis as it points now; as the supporting foot rises onto its ball the ankle's axes turn with it,
+# so a large lean carried into the rise changes the ankle's targets by itself. After the weight
+# shift in second the balance leans the supporting leg 0.28 rad sideways (0.11 from first): carried
+# into the rise, the dancer rolled off the toe towards the free side 3 s in and fell; taken into the
+# pose, the relevé and the pivot after it hold (COM 2.7-2.9 cm inside the toe's polygon in their
+# last second). From first the paper's relevé is left as tuned.
+ABSORB_ON_THE_TOE = ("second_position",)
 DEFAULT_TURNOUT = np.radians(40.0)
 RELEVE_ANGLE = 0.75
 # The relevé on both feet, in seconds: onto the balls, the heels' first lift (to RELEVE_START rad),
@@ -304,6 +338,9 @@ PLIE_SETTLE = 1.5
 PLIE_BY_CHAIN = ("fifth_position",)
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
+INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
+# Changes whose set-down takes the weight to the middle as the foot lands (see _step).
+WEIGHT_WHILE_LANDING = ("second_position",)
 TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
@@ -312,6 +349,19 @@ PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
 # floor the toes scraped the floor on the way (from fifth, after an arabesque: the supporting foot
 # slipped round 8 degrees and sequences fell in a later tendu back).
 TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.6)}
+# In fourth the feet are crossed: with the weight on one foot the other leg's hip stands over the
+# supporting foot, so the front foot's tendu back and the back foot's tendu front pass right over
+# it. Brushing past at the height of the lift, the working toes caught the supporting ankle (the
+# foot was kicked 4 cm and the dancer fell: after a developpe or an arabesque the front foot's
+# tendu back fell every time; the back foot's tendu front after a developpe swept 2 cm above the
+# floor over the supporting foot, kicked it away and the dancer fell). The leg passes higher
+# instead, half way to an attitude (the ankle 25-35 cm up as it goes by), and comes down onto the
+# tendu's point from beyond it. (Through a bent knee with the thigh under the hip, the straightening
+# leg then pressed its toes into the floor and the supporting heel came up.)
+TENDU_PASSING = {
+    "back": {"thigh.R_x": 0.0, "thigh.R_y": 0.4, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0},
+    "front": {"thigh.R_x": 0.0, "thigh.R_y": -0.8, "shin.R_y": 0.9, "foot.R_y": -0.3, "toe.R_y": 0.0},
+}
 DEVELOPPE = {("front", 45): (0.0, -0.8), ("front", 90): (0.0, -1.55),
              ("side", 45): (-0.8, -0.15), ("side", 90): (-1.45, -0.3)}
 
@@ -378,6 +428,8 @@ class State:
     hover: bool = False       # working foot held just above its place on the floor
     changed: bool = False     # the position was reached by a change within the sequence
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
+    plied: bool = False       # a plie was done in this position (see _check_front_foot_of_fourth)
+    changed_from: str = ""    # the position a change into this one came from
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -476,6 +528,8 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
             if not allow_unbalanced:
                 _check_balanced(state, name, side, height)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+            if name in _BOTH_FEET:
+                state = replace(state, plied=True)
         except DancerError as exc:
             raise DancerError(f"step {index} ({label}): {exc}") from None
         labels.append(label)
@@ -501,7 +555,21 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         if state.raised or state.hover or state.releve:
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
                               "position is not balanced yet (only the weight coming back to both feet is)")
+        _check_front_foot_of_fourth(state, name, None)
         return
+    if (name == "weight_shift" and state.changed and state.position == "second_position"
+            and state.support == other(side or "L")):
+        raise DancerError("a weight shift straight from one foot to the other after a change into "
+                          "second_position is not balanced yet (the feet stand a centimetre or two off "
+                          "second's places, and the third shift across in seeded random sequences ended "
+                          "6-30 cm outside the polygon); bring the weight back to the middle first: "
+                          "add second_position")
+    if name == "weight_shift" and state.plied and state.changed and state.position == "second_position":
+        raise DancerError("a weight shift after a change into second_position and a plie there is not "
+                          "balanced yet (the plie leaves the wide feet a little further apart, and the "
+                          "weight coming back to the middle after the shift fell off the polygon in seeded "
+                          "random sequences); shift the weight before the plie, or start the sequence in "
+                          "second_position for it")
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
@@ -513,14 +581,28 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
                               f"and taller (at {height:g} m the feet chatter as the heels rise and the "
                               "dancer falls); the releve on one foot is: add weight_shift and retire first")
-    if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
-        raise DancerError(f"{name} straight from both feet is balanced in "
-                          f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
-                          "a few); add a weight_shift first")
-    if name == "weight_shift" and state.hover:
-        raise DancerError("the working foot is still held off the floor after the last step; shifting "
-                          "the weight back onto it is not reliably balanced yet (the foot is set down on "
-                          "its spot, but some sequences fall after it)")
+    if name == "releve" and state.support == "both" and side is None and (state.closed or state.changed):
+        raise DancerError(f"releve on both feet after a {'change of position' if state.changed else 'tendu'} "
+                          "is not balanced yet (the foot the closed chain set down keeps its knee bent about "
+                          "10 degrees, and the rise fell after tendus front and back and after plies there); "
+                          "the releve on one foot is: add weight_shift and retire first")
+    if name.startswith("tendu_") and state.support == "both" and state.changed_from == "fourth_position":
+        raise DancerError(f"{name} straight from both feet right after the change out of fourth_position is "
+                          "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
+                          "seeded random sequences too); add a weight_shift first, or reach "
+                          f"{state.position} from third or fifth")
+    if name.startswith("tendu_") and state.support == "both":
+        direction, working = name.split("_", 1)[1], side or "R"
+        if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
+            where = ("in first_position on either foot, and with the front (right) foot to the front and "
+                     "side in third_position and fifth_position")
+            raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
+                              f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
+                              f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+    if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
+        raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
+                          f"weight back onto it in {state.position} is not balanced yet "
+                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, third and fifth position")
 
     if name == "weight_shift":
         support = side or "L"
@@ -528,6 +610,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         support = state.support
     else:
         support = _support_for(name, side, state)[0]
+    _check_front_foot_of_fourth(state, name, support)
     balanced_here = BALANCED_FROM[state.position][support]
     if name not in balanced_here:
         here = f"only {', '.join(sorted(balanced_here))}" if balanced_here else "no step yet"
@@ -538,6 +621,34 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
 
 
 FRONT_FOOT = "R"  # the foot in front in third, fourth and fifth (see position_pose)
+
+
+def _check_front_foot_of_fourth(state: State, name: str, support: str | None) -> None:
+    """Refuse the ways onto and off the front foot of fourth that fell.
+
+    Onto it the weight goes by the closed chain, with the supporting leg straightened after it, and
+    every one-foot step holds there; but the front foot must be flat as the weight comes: after a
+    plie in fourth it stands 1-2 mm up with its toes unloaded, and coming from the back foot (the
+    leaning legs lift the unloaded front toes the same way) the toes stayed up through the shift:
+    the foot rocked between heel and toes as the other foot left the floor and the dancer fell.
+    Coming back off it, to both feet or to the back foot, fell too."""
+    if state.position != "fourth_position":
+        return
+    front, back = _word(FRONT_FOOT), _word(other(FRONT_FOOT))
+    if state.support == FRONT_FOOT and name in (state.position, "weight_shift"):
+        step = name if name == state.position else f"weight_shift:{back}"
+        raise DancerError(f"{step} from the {front} (front) foot in fourth_position is not balanced yet "
+                          "(coming back off the front foot the dancer fell); the one-foot steps on it are")
+    if name != "weight_shift" or support != FRONT_FOOT:
+        return
+    if state.support == other(FRONT_FOOT):
+        raise DancerError(f"weight_shift:{front} from the {back} (back) foot in fourth_position is not "
+                          "balanced yet (the front toes stayed up and the dancer fell); bring the weight "
+                          f"back to both feet first (fourth_position), then weight_shift:{front}")
+    if state.plied:
+        raise DancerError(f"weight_shift:{front} after a plie in fourth_position is not balanced yet (the "
+                          "plie leaves the front foot's toes a millimetre off the floor and the foot rocked "
+                          "as the weight came); start the sequence in fourth_position for it")
 
 
 def _chained(position: str) -> bool:
@@ -599,6 +710,13 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name in POSITIONS:
         target_pose = settle(position_pose(name, turnout, height))
         total = _seconds(name, seconds, {**kinds, "position": kinds["transition"]})
+        if name == "second_position" and name != state.position:
+            # Into second the supporting knee bends (a fondu) so the other leg reaches its wide place:
+            # in 6 s it bent in half a second, the supporting toes came up and the dancer fell.
+            if seconds is not None and seconds < INTO_SECOND_SECONDS:
+                raise DancerError(f"a change into second_position takes at least {INTO_SECOND_SECONDS:g} s, "
+                                  f"got {seconds:g}")
+            total = max(total, INTO_SECOND_SECONDS)
         if state.releve and state.support in ("L", "R"):
             raise DancerError(f"{name} from releve on one foot: come down first (no step lowers from "
                               "one toe yet); end the sequence on the toe instead")
@@ -638,15 +756,25 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # supporting foot as it stands), by IK; the closed chain then sets it down there ...
         phases.append(Phase(label, carry, moved, support, "foot:" + support, 0.9 * carry, 0.5,
                             land=TRANSITION_HOVER, place=name))
-        phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
-                            closed_chain=_chained(name), place=name))
+        if name in WEIGHT_WHILE_LANDING:
+            # Into second the weight goes to the middle while the foot lands: held over the
+            # supporting foot, the leg reaching far out landed like a strut, pushed the COM off the
+            # outer edge of the supporting foot and the dancer fell (unless the change started from
+            # both feet straight out of the position, and then barely).
+            phases.append(Phase(label, down + middle, target_pose, "both", "both", 0.8 * down,
+                                down + 0.9 * middle, closed_chain=_chained(name), place=name))
+            middle = 0.0
+        else:
+            phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
+                                closed_chain=_chained(name), place=name))
         # ... and the weight goes to the middle of the new position (aimed now that both feet are
         # down) and settles there: the next step starts from it as from a sequence's first position.
-        phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
+        if middle:
+            phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
                             closed_chain=_chained(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=_chained(name), place=name))
-        return phases, State(name, target_pose, changed=True)
+        return phases, State(name, target_pose, changed=True, changed_from=state.position)
 
     support, working = _support_for(name, side, state)
 
@@ -665,19 +793,21 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``_chained``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
         if state.hover:
-            # The hovering foot joins the stance first (the weight stays where it is), then the
-            # weight goes over.
+            # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
+            # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
+            # the weight goes over as from both feet. Set down straight onto the floor while the weight
+            # stayed on the other foot, the landed foot was still partly on its ball and the next step
+            # fell (first: the other foot, lifting, swung 10 cm across behind it); in fifth the foot,
+            # hovering under its own hip, was dragged through the other one to its crossed place.
             phases.append(Phase(label, WEIGHT_SHIFT_SET_DOWN, pose, state.support, "foot:" + state.support,
-                                0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=0.0))
-            # The landed leg keeps the joint angles that put it on its spot.
-            landed = f".{other(state.support)}_"
-            shift_pose = {k: v for k, v in pose.items()
-                          if landed not in k or k.startswith(("upper_arm", "forearm"))}
+                                0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=TENDU_HOVER))
+            phases.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5, 0.8 * TENDU_CLOSE,
+                                closed_chain=chained))
             shift, upright = _upright_split(duration, state)
-            phases.append(Phase(label, shift, shift_pose, "both", "foot:" + support, 0.5,
-                                min(2.0, 0.8 * shift), closed_chain=chained))
-            phases.extend(_upright(label, upright, shift_pose, state.position, support))
-            return phases, replace(state, support=support, hover=False)
+            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
+                                closed_chain=chained))
+            phases.extend(_upright(label, upright, pose, state.position, support))
+            return phases, replace(state, support=support, hover=False, closed=True)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
@@ -736,8 +866,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The COM stays where it stood before the plie, and settles there before the next step: a
         # weight shift straight out of a grand plie started from a body still moving (and from 3
         # mm further forward, over the middle of the feet) and the extension after it fell.
-        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=True))
-        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=True))
+        phases.append(Phase(label, up, straight, "both", "keep", 0.9 * up, 0.9 * up, restore=solved))
+        phases.append(Phase(label, PLIE_SETTLE, straight, "both", "keep", 0.5, 1.0, restore=solved))
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:
@@ -762,6 +892,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         brush = dict(pose)
         reach, point, knee = TENDU_BRUSH[direction]
         brush.update(_working(working, {**_leg(reach * roll, reach * pitch, knee, point), "toe.R_y": 0.0}))
+        if _crosses_the_supporting_foot(state.position, direction, working):
+            brush.update(_working(working, TENDU_PASSING[direction]))
         out.update(arms("first" if direction == "back" else "second"))
         brush.update(arms("first" if direction == "back" else "second"))
         phases_out = []
@@ -826,7 +958,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("releve on one foot is done in retire: add retire first")
         up = releve_pose(pose, support)
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
-                            toe_control=True, level_pelvis=False))
+                            toe_control=True, level_pelvis=False,
+                            absorb_lean=state.position in ABSORB_ON_THE_TOE))
         return phases, replace(state, releve=True, pose=up)
 
     if name == "pivot_quarter":
@@ -834,7 +967,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError("pivot_quarter turns on demi-pointe: add retire and releve first")
         # On the toe as the releve left the dancer (the toe joint carrying the balance from the
         # first tick, the pelvis as it is), the body swivels a quarter turn about the ball.
-        phases.append(Phase(label, duration, pose, support, "toe:" + support, 1.0, 0.5, pose_delay=-1.0,
+        phases.append(Phase(label, duration, {}, support, "toe:" + support, 1.0, 0.5, pose_delay=-1.0,
                             toe_control=True, level_pelvis=False,
                             turn=np.pi / 2 * (1.0 if support == "L" else -1.0)))
         return phases, state
@@ -958,6 +1091,14 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
                       0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
     return _lift_first(state, working, support, label, lifted)
+
+
+def _crosses_the_supporting_foot(position: str, direction: str, working: str) -> bool:
+    """Whether a tendu of the ``working`` leg in ``direction`` passes over the supporting foot (the
+    front foot's tendu back in fourth)."""
+    if position != "fourth_position":
+        return False
+    return (direction == "back") == (working == FRONT_FOOT) and direction != "side"
 
 
 def _free_lift(state: State, working: str, turnout: float, height: float) -> dict[str, float]:

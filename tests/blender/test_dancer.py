@@ -93,11 +93,13 @@ def test_every_position_is_a_start_and_third_bakes_the_weight_shift(dancer):
     assert [item.value for item in items] == [0, 1, 3, 4, 2]
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
     assert bpy.ops.procanim.bake_balance(position="THIRD_POSITION", **SHORT) == {"FINISHED"}
-    # In fourth the weight shift onto the back (left) foot is balanced; onto the front foot it is
-    # refused with the reason.
+    # In fourth the weight shifts onto either foot; coming back off the front foot is refused with
+    # the reason.
     assert bpy.ops.procanim.bake_balance(position="FOURTH_POSITION", **SHORT) == {"FINISHED"}
-    with pytest.raises(RuntimeError, match="fourth_position is not balanced yet on the right foot"):
-        bpy.ops.procanim.bake_balance(sequence="fourth_position@0.5,weight_shift:right@1.5")
+    onto_the_front = "fourth_position@0.5,weight_shift:right@1.5"
+    assert bpy.ops.procanim.bake_balance(sequence=onto_the_front) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="from the right .front. foot in fourth_position is not balanced"):
+        bpy.ops.procanim.bake_balance(sequence=onto_the_front + ",fourth_position@1.5")
 
 
 def test_balance_test_bake_reports_and_keys(dancer, ext):
@@ -134,7 +136,7 @@ def test_bad_input_is_cancelled_and_leaves_the_scene_unchanged(dancer):
     before = data_counts()
     frame = bpy.context.scene.frame_current
     with pytest.raises(RuntimeError, match="not balanced yet"):
-        bpy.ops.procanim.bake_balance(position="SECOND_POSITION", weight_shift=True)
+        bpy.ops.procanim.bake_balance(sequence="fourth_position@0.5,demi_plie@1.5,weight_shift:right@1.5")
     assert data_counts() == before
     assert bpy.context.scene.frame_current == frame
     armature = bpy.context.active_object

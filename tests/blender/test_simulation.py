@@ -92,13 +92,17 @@ def test_cloth_like_bake_with_the_operators_defaults_keeps_impact_stretch_under_
     assert (lengths / rest - 1.0).max() < 0.10
 
 
-def test_the_default_jelly_bake_says_limit_stretch_stayed_off_and_why(capsys):
-    """Limit Stretch, Keep Volume and Shape Stiffness are all on by default; the limiting cannot run
-    with the last two, and the report says so instead of leaving the box ticked in silence."""
-    assert bpy.ops.procanim.add_softbody_demo() == {"FINISHED"}
-    assert bpy.ops.procanim.bake_softbody(frame_count=2) == {"FINISHED"}
+def test_the_default_jelly_bake_limits_stretch_and_says_when_it_stays_off(capsys):
+    """Limit Stretch, Keep Volume and Shape Stiffness are all on by default: the jelly's frames end with
+    strain limiting (the report says in how many passes); with Self Collision the limiting cannot run,
+    and the report says so instead of leaving the box ticked in silence."""
+    assert bpy.ops.procanim.add_softbody_demo(height=1.3) == {"FINISHED"}
+    assert bpy.ops.procanim.bake_softbody(frame_count=16) == {"FINISHED"}
     report = capsys.readouterr().out
-    assert "Limit Stretch is off with volume and shape matching" in report
+    assert "limited in" in report and "Limit Stretch is off" not in report
+    assert bpy.ops.procanim.bake_softbody(frame_count=2, self_collision=True) == {"FINISHED"}
+    report = capsys.readouterr().out
+    assert "Limit Stretch is off with self collision" in report
     assert "limited in" not in report
 
 

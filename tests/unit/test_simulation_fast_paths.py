@@ -145,3 +145,44 @@ def test_self_collision_pairs_are_searched_again_only_after_moving_the_margin():
     moved = points.copy()
     moved[0] += 0.05  # one particle beyond the margin: a new search
     assert world._self_pairs_near(moved) is not first
+
+
+def _spin_kept(monkeypatch, exact: bool, substeps: int = 10) -> float:
+    """The spin a weightless 642-vertex jelly (edges, volume, shape matching 0.2) turning once a second
+    about its axis keeps after a second (angular velocity after / before)."""
+    from addon.simulation import world as world_module
+
+    if exact:  # the exact rotation every projection, as rigid bodies take it
+        from addon.geometry.rotation import kabsch_rotation_batch, matrix_to_quaternion
+
+        def exact_rotation(covariance, start, iterations):
+            return matrix_to_quaternion(kabsch_rotation_batch(covariance[None]))[0]
+
+        monkeypatch.setattr(world_module, "polar_rotation_one", exact_rotation)
+    vertices, triangles = icosphere(3, 0.5)
+    world = World(vertices + [0.0, 0.0, 2.0], gravity=(0.0, 0.0, 0.0))
+    edges = triangle_edges(triangles)
+    world.add_distance(edges[:, 0], edges[:, 1])
+    world.add_volume(triangles)
+    world.add_shape_match(np.arange(len(vertices)), 0.2)
+    world.set_velocities(np.cross([0.0, 0.0, 2 * np.pi], vertices))
+
+    def spin():
+        x = world.positions - world.positions.mean(axis=0)
+        return np.cross(x, world.velocities).sum(axis=0)[2] / (x[:, 0] ** 2 + x[:, 1] ** 2).sum()
+
+    before = spin()
+    for _ in range(24):
+        world.step(1 / 24, substeps=substeps)
+    monkeypatch.undo()
+    return spin() / before
+
+
+def test_a_spinning_soft_ball_keeps_its_spin_as_with_the_exact_rotation(monkeypatch):
+    """Warm-started from the last rotation, Müller's iteration recovers 8/9 of each projection's turn
+    and the lag compounds: this ball kept 48% of its spin after a second. Started from the last
+    rotation turned on by the last projection's turn, it keeps what the exact rotation keeps (86%)."""
+    kept = _spin_kept(monkeypatch, exact=False)
+    exact = _spin_kept(monkeypatch, exact=True)
+    assert exact > 0.8
+    assert kept == pytest.approx(exact, abs=0.01)

@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from addon.simulation import SimulationError, World
-from addon.simulation.scenes import Body, SimulationSettings, build_softbody_world, icosphere, triangle_edges
+from addon.simulation.scenes import (
+    Body,
+    SimulationSettings,
+    build_softbody_world,
+    icosphere,
+    run_frames,
+    triangle_edges,
+)
 from addon.simulation.substeps import AdaptiveStepper, SubstepLog
 
 DT = 1 / 24
@@ -115,10 +122,10 @@ def test_free_fall_is_untouched_and_the_ground_holds_during_the_passes():
     assert limited.positions[:, 2].min() == pytest.approx(0.02)
 
 
-def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_particle_contacts():
-    """Those constraints undo the limiting on the next frame's substeps (tried: a jelly's bounce
-    gained energy, a self-colliding ball crossed itself, two balls sank into each other): such
-    worlds keep their stretch by substeps."""
+def test_strain_limiting_is_left_to_the_substeps_with_particle_contacts_only():
+    """Self collision and contacts between bodies undo the limiting on the next frame's substeps
+    (tried: a self-colliding ball crossed itself, two balls sank into each other): such worlds keep
+    their stretch by substeps. Volume and shape matching limit (their energy held, see below)."""
     vertices, triangles = icosphere(1, 0.5)
     edges = triangle_edges(triangles)
 
@@ -139,11 +146,85 @@ def test_strain_limiting_is_left_to_the_substeps_with_volume_shape_or_particle_c
     two_bodies.add_particle_collisions(0.02, groups=np.arange(len(vertices)) % 2)
     one_body = world()  # one label: nothing to collide with, the limiting stays
     one_body.add_particle_collisions(0.02, groups=np.zeros(len(vertices), np.int64))
-    assert not any(w.strain_limiting for w in (with_volume, with_shape, with_self, two_bodies))
-    assert one_body.strain_limiting
+    assert not any(w.strain_limiting for w in (with_self, two_bodies))
+    assert with_self.strain_limiting_blockers() == ["self collision"]
+    assert all(w.strain_limiting for w in (with_volume, with_shape, one_body))
     off = world()
     off.limit_strain(0.0)
     assert not off.strain_limiting
+
+
+def _limited_jelly(subdivisions: int, hold_energy: bool, monkeypatch, frames: int = 40):
+    """Kinetic plus potential energy (unit masses) per frame of a jelly (rigid edges and volume, shape
+    matching 0.2: Bake Soft Body's full defaults, Limit Stretch on) dropped from 1.3 m,
+    the energy it started with, and the bake's substep log."""
+    if not hold_energy:
+        monkeypatch.setattr(World, "_holds_energy", lambda self: False)
+    vertices, triangles = icosphere(subdivisions, 0.5)
+    body = Body("jelly", vertices + [0.0, 0.0, 1.3], triangle_edges(triangles), triangles)
+    settings = SimulationSettings(frames, auto_substeps=True, shape_stiffness=0.2, limit_stretch=True)
+    world, _, notes = build_softbody_world([body], [], settings)
+    assert world.strain_limiting and not notes
+
+    def energy():
+        v = world.velocities
+        return 0.5 * float(np.einsum("ij,ij->", v, v)) + 9.81 * float(world.positions[:, 2].sum())
+
+    start, energies, centre = energy(), [], []
+    log = SubstepLog()
+    for _, positions in run_frames(world, settings, 1, log):
+        energies.append(energy())
+        centre.append(positions[:, 2].mean())
+    monkeypatch.undo()
+    return np.array(energies), start, np.array(centre), log
+
+
+def test_a_limited_jelly_never_ends_a_frame_with_more_energy_than_it_was_dropped_with(monkeypatch):
+    """With strain limiting a jelly's impact takes 10-25 substeps instead of 60-120, and its squash,
+    held by rigid volume and edges at few substeps, can throw it higher than it fell: the 642-vertex
+    one rose to 1.24 m with 2.6% more energy than it was dropped with. The energy it may end a frame
+    with is held to what it had when last relaxed; bakes that do not gain energy are untouched."""
+    pumped, start, pumped_centre, _ = _limited_jelly(3, False, monkeypatch)
+    assert pumped.max() > start * 1.01  # the pump this guards against
+    assert pumped_centre[12:].max() > 1.2
+    held, start, centre, log = _limited_jelly(3, True, monkeypatch)
+    assert held.max() <= start * (1 + 1e-6)
+    landed = int(np.argmin(centre[:20]))
+    assert centre[landed] < 0.5 and centre[landed:].max() < 1.3  # it landed and bounced, lower
+    assert log.strain_passes > 0 and max(log.per_frame) < 60  # the limiting held it, not substeps
+
+
+def test_holding_energy_changes_nothing_where_no_frame_gains_energy(monkeypatch):
+    """The 2,562-vertex jelly's first landing (the bench's 30 frames) never ends a frame above its
+    budget: bit-identical with and without the energy hold."""
+    plain, _, plain_centre, plain_log = _limited_jelly(4, False, monkeypatch, frames=30)
+    held, start, centre, log = _limited_jelly(4, True, monkeypatch, frames=30)
+    np.testing.assert_array_equal(held, plain)
+    np.testing.assert_array_equal(centre, plain_centre)
+    assert log.per_frame == plain_log.per_frame
+    assert held.max() <= start
+
+
+def test_the_energy_budget_goes_back_with_a_restored_snapshot():
+    vertices, triangles = icosphere(2, 0.5)
+    world = World(vertices + [0.0, 0.0, 1.0])
+    edges = triangle_edges(triangles)
+    world.add_distance(edges[:, 0], edges[:, 1])
+    world.add_volume(triangles)
+    world.add_ground(0.0)
+    world.limit_strain(0.08, 0.25)
+    state = world.snapshot()
+    world.step(DT, substeps=4)
+    assert world._energy_budget is not None
+    world.restore(state)
+    assert world._energy_budget is None
+    moved = world.snapshot()
+    world.step(DT, substeps=4)
+    budget = world._energy_budget
+    world.step(DT, substeps=4)
+    world.restore(moved)
+    world.step(DT, substeps=4)
+    assert world._energy_budget == budget
 
 
 def test_invalid_strain_limits_are_rejected():
@@ -184,15 +265,20 @@ def test_the_bake_budget_expects_few_substeps_when_strain_is_limited():
 
 
 def test_a_bake_that_asked_for_limit_stretch_says_when_it_is_off_and_why():
-    """Bake Soft Body's Limit Stretch is on by default, as are Keep Volume and Shape Stiffness: the
-    report must say the limiting did not run, not leave the user to think it did."""
+    """Bake Soft Body's Limit Stretch is on by default, Self Collision off: the report must say when
+    the limiting did not run, not leave the user to think it did. A jelly (volume and shape matching,
+    the defaults) limits, with compression held to 25% instead of a cloth's 50%."""
     vertices, triangles = icosphere(1, 0.5)
     ball = Body("Ball", vertices + [0.0, 0.0, 1.0], triangles=triangles)
     cloth_like = SimulationSettings(limit_stretch=True, use_volume=False, shape_stiffness=0.0)
     world, _, notes = build_softbody_world([ball], [], cloth_like)
-    assert world.strain_limiting
+    assert world.strain_limiting and world.compression_limit == 0.5
     assert not [note for note in notes if "Limit Stretch" in note]
     jelly = replace(cloth_like, use_volume=True, shape_stiffness=0.2)
     world, _, notes = build_softbody_world([ball], [], jelly)
+    assert world.strain_limiting and world.compression_limit == 0.25
+    assert not [note for note in notes if "Limit Stretch" in note]
+    crumpling = replace(cloth_like, self_collision=True)
+    world, _, notes = build_softbody_world([ball], [], crumpling)
     assert not world.strain_limiting
-    assert "Limit Stretch is off with volume and shape matching: the substeps keep the stretch" in notes
+    assert "Limit Stretch is off with self collision: the substeps keep the stretch" in notes

@@ -30,6 +30,8 @@ CLOTH_LIKE = SimulationSettings(
 )
 # Without strain limiting: the substeps alone keep the stretch down.
 BY_SUBSTEPS = replace(CLOTH_LIKE, limit_stretch=False)
+# Bake Soft Body's full defaults: volume and shape matching on (the bench's "full defaults" rows).
+JELLY = replace(CLOTH_LIKE, use_volume=True, shape_stiffness=0.2)
 
 
 def _drop(subdivisions: int, settings: SimulationSettings = CLOTH_LIKE):
@@ -61,6 +63,30 @@ def test_cloth_like_ball_keeps_impact_stretch_under_ten_percent(subdivisions):
     impact = int(np.argmax(lowest < 0.03))
     assert max(log.per_frame[: impact - 1]) <= 12
     assert len(log.per_frame) == 30 and log.worst_stretch == pytest.approx(stretch.max())
+
+
+@pytest.mark.parametrize("subdivisions", [3, 4, 5])  # 642, 2,562, 10,242 vertices
+def test_a_jelly_with_the_full_defaults_keeps_impact_stretch_and_volume_with_few_substeps(subdivisions):
+    """Volume and shape matching on (the full defaults), strain limiting holds the stretch too: the
+    impact takes tens of substeps, not the hundreds the mesh's estimate asks for by substeps alone,
+    the volume stays within 1% and no edge is crushed past the jelly's 25% compression bound."""
+    vertices, triangles = icosphere(subdivisions, 0.5)
+    vertices = vertices + [0.0, 0.0, 1.3]
+    edges = triangle_edges(triangles)
+    rest = np.linalg.norm(vertices[edges[:, 0]] - vertices[edges[:, 1]], axis=1)
+    world, _, _ = build_softbody_world([Body("jelly", vertices, edges, triangles)], [], JELLY)
+    volume = world.volume(triangles)
+    log = SubstepLog()
+    strain, volumes, lowest = [], [], []
+    for _, positions in run_frames(world, JELLY, 1, log):
+        lengths = np.linalg.norm(positions[edges[:, 0]] - positions[edges[:, 1]], axis=1)
+        strain.append(lengths / rest - 1.0)
+        volumes.append(world.volume(triangles) / volume)
+        lowest.append(positions[:, 2].min())
+    assert min(lowest) < 0.03  # it landed
+    assert np.max(strain) < 0.10 and np.min(strain) > -0.25 - 1e-9
+    assert np.abs(np.array(volumes) - 1.0).max() < 0.01
+    assert log.strain_passes > 0 and max(log.per_frame) < log.estimate / 2
 
 
 @pytest.mark.parametrize("subdivisions", [3, 4])  # 642, 2,562 vertices
@@ -249,8 +275,17 @@ def _energies(world):
         (4, SimulationSettings(frame_count=40, auto_substeps=True, shape_stiffness=0.2)),
         (3, replace(CLOTH_LIKE, frame_count=40)),
         (3, replace(BY_SUBSTEPS, frame_count=40)),
+        (3, replace(JELLY, frame_count=40)),
+        (4, replace(JELLY, frame_count=40)),
     ],
-    ids=["jelly-642", "jelly-2562", "cloth-like-642", "cloth-like-by-substeps-642"],
+    ids=[
+        "jelly-642",
+        "jelly-2562",
+        "cloth-like-642",
+        "cloth-like-by-substeps-642",
+        "limited-jelly-642",
+        "limited-jelly-2562",
+    ],
 )
 def test_a_dropped_body_with_automatic_substeps_never_gains_energy(subdivisions, settings):
     """Over the whole bake, kinetic plus potential energy never rises above what the body had when it
