@@ -69,11 +69,33 @@ TRANSITIONS = frozenset(
     + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
     + [("fifth_position", "second_position", "R")])
-# Where a tendu straight from both feet is balanced: the weight goes onto the supporting foot, the
-# working foot brushes out and back over its spot by IK, and the closed chain closes it there
-# (aiming past the spot by the legs' give under the load) and brings the weight back to the middle.
-# In third and fifth a few in a row fell (after the other leg's tendus).
-TENDU_FROM_BOTH_FEET = ("first_position",)
+# Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
+# weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK,
+# and the closed chain closes it there (aiming past the spot by the legs' give under the load) and
+# brings the weight back to the middle. In first every tendu on either leg. In third and fifth the
+# front (right) foot's tendus front and side, the weight on the back foot (measured: COM 5.8-6.1 cm
+# inside over each one's last second, the feet within 0.7 cm of their places after four in a row).
+# Not yet there: the front foot's tendu back (it comes back to its crossed place through the back
+# foot: both feet slid 11 cm back in third, the dancer fell in fifth), the back foot's tendus (in
+# fifth its tendu front crosses the front foot and fell; in third they complete, 2.2-3.3 cm inside,
+# but the front foot's tendu after them fell: its lift swung the leg across under the pelvis), and
+# every tendu from both feet in second (the first one fell as the foot came back: the weight shift
+# leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth (the
+# weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
+_FRONT_FOOT_TENDUS = frozenset({("front", "R"), ("side", "R")})
+TENDU_FROM_BOTH_FEET = {
+    "first_position": frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R")),
+    "third_position": _FRONT_FOOT_TENDUS,
+    "fifth_position": _FRONT_FOOT_TENDUS,
+}
+# Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
+# set down as a tendu from both feet closes, then the weight goes over), and why.
+HOVER_SHIFT_FALLS = {
+    "second_position": "the foot hovers under its own hip, 24 cm inside its wide place, and the dancer "
+                       "fell as it was set down there",
+    "fourth_position": "not tried there yet: until this session the weight could not go onto the front "
+                       "foot, the only one that hovered there",
+}
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED, "R": BALANCED},
@@ -569,14 +591,18 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
                           "seeded random sequences too); add a weight_shift first, or reach "
                           f"{state.position} from third or fifth")
-    if name.startswith("tendu_") and state.support == "both" and state.position not in TENDU_FROM_BOTH_FEET:
-        raise DancerError(f"{name} straight from both feet is balanced in "
-                          f"{', '.join(TENDU_FROM_BOTH_FEET)} (from {state.position} the dancer falls after "
-                          "a few); add a weight_shift first")
-    if name == "weight_shift" and state.hover:
-        raise DancerError("the working foot is still held off the floor after the last step; shifting "
-                          "the weight back onto it is not reliably balanced yet (the foot is set down on "
-                          "its spot, but some sequences fall after it)")
+    if name.startswith("tendu_") and state.support == "both":
+        direction, working = name.split("_", 1)[1], side or "R"
+        if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
+            where = ("in first_position on either foot, and with the front (right) foot to the front and "
+                     "side in third_position and fifth_position")
+            raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
+                              f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
+                              f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+    if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
+        raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
+                          f"weight back onto it in {state.position} is not balanced yet "
+                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, third and fifth position")
 
     if name == "weight_shift":
         support = side or "L"
@@ -767,19 +793,21 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``_chained``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
         if state.hover:
-            # The hovering foot joins the stance first (the weight stays where it is), then the
-            # weight goes over.
+            # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
+            # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
+            # the weight goes over as from both feet. Set down straight onto the floor while the weight
+            # stayed on the other foot, the landed foot was still partly on its ball and the next step
+            # fell (first: the other foot, lifting, swung 10 cm across behind it); in fifth the foot,
+            # hovering under its own hip, was dragged through the other one to its crossed place.
             phases.append(Phase(label, WEIGHT_SHIFT_SET_DOWN, pose, state.support, "foot:" + state.support,
-                                0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=0.0))
-            # The landed leg keeps the joint angles that put it on its spot.
-            landed = f".{other(state.support)}_"
-            shift_pose = {k: v for k, v in pose.items()
-                          if landed not in k or k.startswith(("upper_arm", "forearm"))}
+                                0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=TENDU_HOVER))
+            phases.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5, 0.8 * TENDU_CLOSE,
+                                closed_chain=chained))
             shift, upright = _upright_split(duration, state)
-            phases.append(Phase(label, shift, shift_pose, "both", "foot:" + support, 0.5,
-                                min(2.0, 0.8 * shift), closed_chain=chained))
-            phases.extend(_upright(label, upright, shift_pose, state.position, support))
-            return phases, replace(state, support=support, hover=False)
+            phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
+                                closed_chain=chained))
+            phases.extend(_upright(label, upright, pose, state.position, support))
+            return phases, replace(state, support=support, hover=False, closed=True)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
