@@ -151,7 +151,7 @@ class RigidContacts:
         (``set_rolling_resistance``) and exact rigid rotations in the shape match: bodies roll, topple
         and keep their spin, which the body-by-body fit (``_fit_rigid_contacts``) does not let them (a
         drum stops within a frame; with Müller's warm-started rotation a spinning body loses its spin
-        within a second). Not the default: 50 poured cubes heap flatter with it (20.7 deg at friction
+        within a second). Not the default: 50 poured cubes heap flatter with it (12.0 deg at friction
         0.5, seed 1, against 31.4 with the fit; the heap test wants 26.6 +- 5), see notes/issue-19b.md,
         session 5."""
         clusters = self._clusters
