@@ -23,7 +23,7 @@ from .closed_chain import ClosedChain, level_frame, level_yaw
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, _chained, other, plan, position_pose
+from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
 from .support import clamp_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -674,9 +674,9 @@ def perform_steps(
             # Where the dancer stood, as it stood relative to the feet: the feet slide a few
             # centimetres in some steps (a tendu back from both feet takes both 3 cm back), and the
             # point on the floor where the dancer first stood is then off the middle of the feet.
-            # Not in fourth, where the legs lean alike on feet that rock (``_chained``): re-aimed
-            # there, plies with standing between them fell (fourth seed 5); the floor point held.
-            phase_target = _from_feet_frame(sim, stand_offset) if _chained(position_now) \
+            # Not in fourth, where the legs lean alike on feet that rock (``uses_closed_chain``):
+            # re-aimed there, plies with standing between them fell (fourth seed 5); the floor point held.
+            phase_target = _from_feet_frame(sim, stand_offset) if uses_closed_chain(position_now) \
                 else stand_target.copy()
         else:
             upright = None

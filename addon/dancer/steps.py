@@ -520,7 +520,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     state = State(first, start_pose)
     labels = [items[0][0].strip()]
     phases = [Phase(labels[0], _seconds(first, items[0][1], kinds), start_pose, "both", "hold", 0.3, 0.3,
-                    starts_step=True, closed_chain=_chained(first))]
+                    starts_step=True, closed_chain=uses_closed_chain(first))]
     for index, (text, seconds) in enumerate(items[1:], start=2):
         name, side = parse_step(text)
         label = text.strip()
@@ -651,7 +651,7 @@ def _check_front_foot_of_fourth(state: State, name: str, support: str | None) ->
                           "as the weight came); start the sequence in fourth_position for it")
 
 
-def _chained(position: str) -> bool:
+def uses_closed_chain(position: str) -> bool:
     """Whether the closed-chain weight shift holds the feet in ``position``. Not in fourth yet:
     standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
     legs still lean alike there (where the plies are balanced and nothing else is)."""
@@ -683,7 +683,7 @@ def _upright(label: str, seconds: float, pose: dict[str, float], position: str, 
     if not seconds:
         return []
     return [Phase(label, seconds, pose, "both", "upright:" + support, 0.5, 0.6 * seconds,
-                  closed_chain=_chained(position))]
+                  closed_chain=uses_closed_chain(position))]
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -705,7 +705,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     duration = _seconds(name, seconds, kinds) if name not in POSITIONS else None
     pose = state.pose
     phases: list[Phase] = []
-    chained = _chained(state.position)
+    chained = uses_closed_chain(state.position)
 
     if name in POSITIONS:
         target_pose = settle(position_pose(name, turnout, height))
@@ -762,18 +762,18 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # outer edge of the supporting foot and the dancer fell (unless the change started from
             # both feet straight out of the position, and then barely).
             phases.append(Phase(label, down + middle, target_pose, "both", "both", 0.8 * down,
-                                down + 0.9 * middle, closed_chain=_chained(name), place=name))
+                                down + 0.9 * middle, closed_chain=uses_closed_chain(name), place=name))
             middle = 0.0
         else:
             phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
-                                closed_chain=_chained(name), place=name))
+                                closed_chain=uses_closed_chain(name), place=name))
         # ... and the weight goes to the middle of the new position (aimed now that both feet are
         # down) and settles there: the next step starts from it as from a sequence's first position.
         if middle:
             phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
-                            closed_chain=_chained(name), place=name))
+                            closed_chain=uses_closed_chain(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
-                            closed_chain=_chained(name), place=name))
+                            closed_chain=uses_closed_chain(name), place=name))
         return phases, State(name, target_pose, changed=True, changed_from=state.position)
 
     support, working = _support_for(name, side, state)
@@ -790,7 +790,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # In fourth the weight goes onto the front foot by the closed chain too (the legs leaning
         # alike tipped the dancer backwards off it within a second); onto the back foot the legs
         # still lean alike (by the chain the unloaded front foot chattered on the floor and the COM
-        # ended 4 cm outside the polygon). Standing and the plies there lean alike (``_chained``).
+        # ended 4 cm outside the polygon). Standing and the plies there lean alike (``uses_closed_chain``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
         if state.hover:
             # The hovering foot comes back over its spot just above the floor (by IK), the closed chain

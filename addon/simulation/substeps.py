@@ -151,16 +151,6 @@ class AdaptiveStepper:
         delta = x.take(i, axis=0) - x.take(j, axis=0)
         return float(max(0.0, 1.0 - np.min(np.sqrt(np.einsum("ij,ij->i", delta, delta)) / rest)))
 
-    def _energy(self) -> float:
-        """Kinetic plus gravitational potential energy of the movable particles (unit masses scaled by
-        the inverse masses), the quantity no passive body can gain after an impact."""
-        world = self.world
-        w = world.inverse_masses
-        mass = np.where(w > 0, 1.0 / np.maximum(w, 1e-300), 0.0)
-        v = world.velocities
-        kinetic = 0.5 * float(np.dot(mass, np.einsum("ij,ij->i", v, v)))
-        return kinetic - float(np.dot(mass, world.positions @ world.gravity))
-
     def _attempt(self, state: tuple, n: int, limit: float) -> tuple[int, float, bool]:
         """Step the frame from ``state`` with ``n`` substeps, redoing it with more while its stretch
         is over ``limit`` (up to the maximum). Returns ``(substeps, stretch, redone)``."""
@@ -189,7 +179,8 @@ class AdaptiveStepper:
         limit = max(self.max_stretch, before)
         n = int(np.clip(max(self.current, self._travel_need()), self.minimum, self.maximum))
         start = world.snapshot()
-        energy, squeeze = (self._energy(), self._compression()) if self.guards_energy else (0.0, 0.0)
+        guarded = self.guards_energy
+        energy, squeeze = (world.mechanical_energy(), self._compression()) if guarded else (0.0, 0.0)
         n, stretch, redone = self._attempt(start, n, limit)
         return _Frame(start, energy, squeeze, before, limit, n, stretch, redone)
 
@@ -231,7 +222,7 @@ class AdaptiveStepper:
             self.current = current
             if not squashed or ahead.substeps <= frame.substeps:
                 break
-            if self._energy() <= frame.energy + ENERGY_TOLERANCE * abs(frame.energy):
+            if self.world.mechanical_energy() <= frame.energy + ENERGY_TOLERANCE * abs(frame.energy):
                 break
             world.restore(frame.start)
             n, stretch, _ = self._attempt(frame.start, ahead.substeps, frame.limit)

@@ -3,6 +3,7 @@ operators."""
 
 import argparse
 
+from ...addon.simulation.scenes import RIGID_CONTACTS
 from .. import writers
 from ..cli import COMMON, call_operator
 from .properties import _SolverProperties
@@ -51,7 +52,7 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument(
         "--contacts",
-        choices=("fit", "sequential"),
+        choices=RIGID_CONTACTS,
         default=None,
         help="pile: how contacts are solved (sequential: bodies roll and keep their spin)",
     )

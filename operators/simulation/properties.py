@@ -21,7 +21,7 @@ RIGID_CONTACT_ITEMS = (
         "SEQUENTIAL",
         "Sequential",
         "Contacts solved one after another: bodies roll, topple and keep their spin, piles come to rest "
-        "sooner, Rolling Resistance applies; about 1.5x the time",
+        "sooner, Rolling Resistance applies; about 1.3x the time",
     ),
 )
 CACHE_ITEMS = (
