@@ -48,12 +48,12 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
-# load) and the weight goes to the middle and settles. Between first, third and fifth, either foot
-# moving (the left one only between first and third: going behind into fifth the supporting right
-# foot turned 8 degrees from first, and from third 6-10 degrees after a plie or a change into third;
-# out of fifth it held from the position but fell after a grand plie, and the right foot's change
-# after it fell), each completes with a weight shift onto the other foot and a retire after it; so
-# do the front foot's closes from fourth (the weight on the back foot) into first, third and fifth,
+# load; set down in SET_DOWN_SHARE of the change) and the weight goes to the middle and settles.
+# Between first, third and fifth, either foot moving (the left one between first and third, and
+# behind into fifth from first and third: the dancer turns 0-2 degrees, also after a plie or a
+# change into third; not yet out of fifth: it held from the position but fell after a grand plie,
+# and after the left foot's change into fifth), each completes with a weight shift onto the other
+# foot and a retire after it; so do the front foot's closes from fourth (the weight on the back foot) into first, third and fifth,
 # and the changes into second from first and third with either foot and from fifth with the right
 # one (in at least INTO_SECOND_SECONDS: the supporting knee bends so the other leg reaches the wide
 # place, and the weight goes to the middle as the foot lands; the foot is aimed at its place, not
@@ -68,7 +68,8 @@ TRANSITIONS = frozenset(
     + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
     + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
-    + [("fifth_position", "second_position", "R")])
+    + [("fifth_position", "second_position", "R")]
+    + [(a, "fifth_position", "L") for a in ("first_position", "third_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK,
 # and the closed chain closes it there (aiming past the spot by the legs' give under the load) and
@@ -338,6 +339,14 @@ PLIE_SETTLE = 1.5
 PLIE_BY_CHAIN = ("fifth_position",)
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
+# Share of a change's seconds (against 0.5 up, 1 carried, 1.75 the weight to the middle, and 2 onto the
+# supporting foot from both feet) in which the closed chain sets the moving foot down. At 0.75 the left
+# foot landing behind into fifth (and out of fifth) took the load so fast that both feet chattered (toe
+# only, heel only, no contact at all for single ticks, the heels 5-7 mm up) and on every light tick
+# they walked back together, 6 cm and 8-11 degrees of turn in a change: no friction holds a foot
+# without load (torsional friction, MuJoCo's condim 4, did not help: 3-8 degrees, and other changes
+# fell). Set down in twice the share, the feet stay flat and the dancer turns 0-4 degrees.
+SET_DOWN_SHARE = 1.5
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
 # Changes whose set-down takes the weight to the middle as the foot lands (see _step).
 WEIGHT_WHILE_LANDING = ("second_position",)
@@ -740,7 +749,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # Shares of the step's seconds: the weight onto the supporting foot (from both feet), the
         # foot up, carried, set down (the weight still over the supporting foot), the weight to the
         # middle of the new position. Then it settles there for TRANSITION_SETTLE seconds.
-        shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, 0.75, 1.75)
+        set_down = 0.75 if name in WEIGHT_WHILE_LANDING else SET_DOWN_SHARE
+        shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, set_down, 1.75)
         shift, lift, carry, down, middle = _split(total, *shares)
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
