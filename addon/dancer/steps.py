@@ -55,20 +55,22 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # and after the left foot's change into fifth), each completes with a weight shift onto the other
 # foot and a retire after it; so do the front foot's closes from fourth (the weight on the back
 # foot) into first, third and fifth, and the changes into second from first and third with either
-# foot and from fifth with the right one (in at least INTO_SECOND_SECONDS: the supporting knee bends
-# so the other leg reaches the wide place, and the weight goes to the middle as the foot lands; the
-# foot is aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm; a
-# weight shift and a retire hold after it; see _check_balanced for what is refused after it). Not
-# yet: out of second (the carried leg swings under the pelvis and the supporting heel comes up; from
-# the left foot only the change into first holds), into fourth (the set-down without the closed
-# chain there fell) and out of fourth with the back foot moving.
+# foot and from fourth and fifth with the right (front) one (in at least INTO_SECOND_SECONDS: the
+# supporting knee bends so the other leg reaches the wide place, and the weight goes to the middle
+# as the foot lands; the foot is aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and
+# lands within 2 cm, from fourth 1.0-1.3 cm, also after plies there; a weight shift and a retire
+# hold after it; see _check_balanced for what is refused after it). Not yet: out of second (the
+# carried leg swings under the pelvis and the supporting heel comes up; from the left foot only the
+# change into first holds), into fourth (the set-down without the closed chain there fell) and out
+# of fourth with the back foot moving (the front foot's changes into first, third, fifth and second
+# hold).
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
     + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
     + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
-    + [("fifth_position", "second_position", "R")]
+    + [(a, "second_position", "R") for a in ("fourth_position", "fifth_position")]
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK,

@@ -383,8 +383,9 @@ CHANGES = {
               "fifth_position", "first_position", "weight_shift:left", "retire:right"),
     "left": ("first_position", "weight_shift:right", "third_position", "weight_shift:right", "first_position",
              "weight_shift:left", "retire:right"),
-    # Into second from first and third, either foot moving, and from fifth (at least 10 s: the supporting knee
-    # bends so the other leg reaches its place, the weight goes to the middle as the foot lands).
+    # Into second from first and third, either foot moving, and from fourth and fifth (at least 10 s:
+    # the supporting knee bends so the other leg reaches its place, the weight goes to the middle as the foot
+    # lands).
     "into second": ("first_position", "second_position", "weight_shift:left", "retire:right"),
     "left into second": ("first_position", "weight_shift:right", "second_position", "weight_shift:left",
                          "retire:right"),
@@ -392,6 +393,7 @@ CHANGES = {
     "left third into second": ("third_position", "weight_shift:right", "second_position",
                                "weight_shift:left", "retire:right"),
     "fifth into second": ("fifth_position", "second_position", "weight_shift:right", "retire:left"),
+    "fourth into second": ("fourth_position", "second_position", "weight_shift:right", "retire:left"),
     # The left foot going behind into fifth, from first and from third (its set-down in SET_DOWN_SHARE).
     "left into fifth": ("first_position", "weight_shift:right", "fifth_position", "weight_shift:left",
                         "retire:right"),
