@@ -48,22 +48,24 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
-# load; set down in SET_DOWN_SHARE of the change) and the weight goes to the middle and settles.
-# Between first, third and fifth, either foot moving (the left one between first and third, and
-# behind into fifth from first and third: the dancer turns 0-2 degrees, also after a plie or a
-# change into third; not yet out of fifth: it held from the position but fell after a grand plie,
-# and after the left foot's change into fifth), each completes with a weight shift onto the other
-# foot and a retire after it; so do the front foot's closes from fourth (the weight on the back
-# foot) into first, third and fifth, and the changes into second from first and third with either
-# foot and from fourth and fifth with the right (front) one (in at least INTO_SECOND_SECONDS: the
-# supporting knee bends so the other leg reaches the wide place, and the weight goes to the middle
-# as the foot lands; the foot is aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and
-# lands within 2 cm, from fourth 1.0-1.3 cm, also after plies there; a weight shift and a retire
-# hold after it; see _check_balanced for what is refused after it). Not yet: out of second (the
-# carried leg swings under the pelvis and the supporting heel comes up; from the left foot only the
-# change into first holds), into fourth (the set-down without the closed chain there fell) and out
-# of fourth with the back foot moving (the front foot's changes into first, third, fifth and second
-# hold).
+# load; set down in SET_DOWN_BEHIND of the change behind into fifth) and the weight goes to the
+# middle and settles. Between first, third and fifth, either foot moving (the left one between first
+# and third, and behind into fifth from first and third: the dancer turns 0-2 degrees, also after a
+# plie or a change into third; not yet out of fifth: it held from the position but fell after a
+# grand plie, and after the left foot's change into fifth), each completes with a weight shift onto
+# the other foot and a retire after it; so do the front foot's closes from fourth (the weight on the
+# back foot) into first, third and fifth, and the changes into second from first and third with
+# either foot and from fourth and fifth with the right (front) one (in at least INTO_SECOND_SECONDS:
+# the supporting knee bends so the other leg reaches the wide place, and the weight goes to the
+# middle as the foot lands; the foot is aimed at its place, not past it, see
+# perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth 1.0-1.3 cm, also after plies there;
+# a weight shift and a retire hold after it; see _check_balanced for what is refused after it). Not
+# yet: out of second (the carried leg swings under the pelvis and the supporting heel comes up: into
+# first the right ankle flew 45 cm forward and across past the left foot, the left toes came up and
+# the dancer turned 12 degrees; 12-14 s changes held some but not the same ones), into fourth (the
+# set-down without the closed chain there fell; set down by the chain, the changes from first and
+# fifth held but the weight shift onto the front foot and a retire after them fell every time, and
+# the plies after the left foot's) and out of fourth with the back foot moving.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
@@ -342,13 +344,16 @@ PLIE_BY_CHAIN = ("fifth_position",)
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
 # Share of a change's seconds (against 0.5 up, 1 carried, 1.75 the weight to the middle, and 2 onto the
-# supporting foot from both feet) in which the closed chain sets the moving foot down. At 0.75 the left
-# foot landing behind into fifth (and out of fifth) took the load so fast that both feet chattered (toe
-# only, heel only, no contact at all for single ticks, the heels 5-7 mm up) and on every light tick
-# they walked back together, 6 cm and 8-11 degrees of turn in a change: no friction holds a foot
-# without load (torsional friction, MuJoCo's condim 4, did not help: 3-8 degrees, and other changes
-# fell). Set down in twice the share, the feet stay flat and the dancer turns 0-4 degrees.
-SET_DOWN_SHARE = 1.5
+# supporting foot from both feet) in which the closed chain sets the moving foot down.
+SET_DOWN = 0.75
+# The same for the back (left) foot going behind into fifth. In SET_DOWN it took the load so fast that
+# both feet chattered (toe only, heel only, no contact at all for single ticks, the heels 5-7 mm up) and
+# on every light tick they walked back together, 6 cm and 8-11 degrees of turn in a change: no friction
+# holds a foot without load (torsional friction, MuJoCo's condim 4, did not help: 3-8 degrees, and other
+# changes fell). In twice the share the feet stay flat and the dancer turns 0-2 degrees (at 1.0 still
+# 8.5-10). Every change set down so slowly, seeded random sequences fell elsewhere (fourth seed 7 at 1.5,
+# fourth seed 1 at 1.25, both in the front foot's changes out of a plie or into second).
+SET_DOWN_BEHIND = 1.5
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
 # Changes whose set-down takes the weight to the middle as the foot lands (see _step).
 WEIGHT_WHILE_LANDING = ("second_position",)
@@ -751,7 +756,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # Shares of the step's seconds: the weight onto the supporting foot (from both feet), the
         # foot up, carried, set down (the weight still over the supporting foot), the weight to the
         # middle of the new position. Then it settles there for TRANSITION_SETTLE seconds.
-        set_down = 0.75 if name in WEIGHT_WHILE_LANDING else SET_DOWN_SHARE
+        set_down = SET_DOWN_BEHIND if (name == "fifth_position" and working != FRONT_FOOT) else SET_DOWN
         shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, set_down, 1.75)
         shift, lift, carry, down, middle = _split(total, *shares)
         if shift:
