@@ -69,11 +69,14 @@ _PASS_EDGES = 1500
 # A strain-limited body counts as relaxed (its elastic energy about nil) while every inextensible edge
 # is within this fraction of the strain limit of its rest length (World._hold_energy).
 _RELAXED_STRAIN = 0.25
-# Strain limiting's coarse level (World._coarse_strain_step): a body with whole-body shape matching whose
-# worst edge ends a frame stretched past this many times the limit is first pulled towards its rest
-# shape (best-fit rotation and translation) until its worst edge is at this multiple, and the passes
-# do what is left. Measured on the 2,562-vertex jelly's impact frame at 10 substeps (34.6% stretch):
-# the passes alone needed 1,121 passes; after a pull to 2x the limit, 36; to 1x, none.
+# Strain limiting's coarse level (World._coarse_strain_step): a jelly whose worst edge ends a frame
+# stretched past _COARSE_TRIGGER times the limit is first pulled towards its rest shape until its worst
+# edge is at _COARSE_STRETCH times the limit, and the passes do what is left. Measured on the
+# 2,562-vertex jelly's impact frame at 10 substeps (34.6% stretch): the passes alone needed 1,121
+# passes; after a pull to 2x the limit, 36; to 1x, none. Under 2x the passes take a few (6-8 measured
+# at 14-16%), and the pull would cost a stiff jelly its bounce for nothing: the Stiff preset's
+# 642-vertex drop rose to 0.45 m instead of 0.66 m with a trigger at 1x, as before at 1.5x and 2x.
+_COARSE_TRIGGER = 2.0
 _COARSE_STRETCH = 1.0
 # Relative rounding allowed above a frame's energy budget before velocities are scaled down to it.
 ENERGY_ROUNDING = 1e-9
@@ -1126,34 +1129,34 @@ class World(RigidContacts):
         self.last_strain_limiting = (passes, settled, checked + _PASS_EDGES * passes)
 
     def _coarse_strain_step(self, x, v, strain, floor) -> NDArray[np.float64] | None:
-        """Strain limiting's coarse level, for a body with whole-body shape matching whose worst edge
-        ``strain`` is past ``_COARSE_STRETCH`` times the limit. Every free particle moves the same
-        fraction of the way to the rest shape's best fit (rotation and translation at the mass
-        centroid, raised to stand on the ground ``floor``), the fraction that brings the worst edge
-        to that multiple; the velocity along the deformation (positions minus that fit), if it was
-        still growing, is reversed. Returns the move (None: nothing done), which the caller keeps out
-        of the frame's velocity change.
+        """Strain limiting's coarse level, for a jelly with whole-body shape matching that holds its
+        energy (``_holds_energy``) whose worst edge ``strain`` is past ``_COARSE_TRIGGER`` times the
+        limit. Every free particle moves the same fraction of the way to the rest shape's best fit
+        (rotation and translation at the mass centroid, raised to stand on the ground ``floor``), the
+        fraction that brings the worst edge to ``_COARSE_STRETCH`` times the limit; the velocity along
+        the deformation (positions minus that fit), if the deformation was growing, is reversed.
+        Returns the move (None: nothing done), which the caller keeps out of the frame's velocity.
 
         Why: the passes carry a correction one edge per pass, and a jelly's impact (its volume kept
         while the ground flattens it) stretches the whole surface at once: hundreds of passes, so
         Auto Substeps redid the impact at 3-5x the substeps (2,562 vertices: 10, 26, then 54). One
-        pull towards the rest shape carries it across the body. Turning the deformation's velocity
-        into a move (as the passes do) would stop the squash dead: the 2,562-vertex jelly dropped
-        from 1.3 m rose 0.02 m from its landing instead of 0.6 m. Reversed, the deformation
-        bounces off its limit, as an elastic body's does, keeping its kinetic energy (it rose
-        0.37 m, the energy hold still caps it); the move conserves momentum (but for the lift off
-        the ground, which the ground's contacts would make anyway), and so does the reversal."""
+        pull towards the rest shape carries it across the body. Made a velocity (as the passes' moves
+        are), the pull stopped the squash dead: Blender's 2,562-vertex icosphere dropped from 1.3 m
+        bounced to a centre height of 0.54 m (0.52 at rest; 0.97 before the coarse level). Reversed,
+        the deformation bounces off its limit with its kinetic energy kept: 0.81 m. The move
+        conserves momentum (but for the lift onto the ground, which the contacts would make anyway),
+        and so does the reversal; the energy hold still caps the frame."""
         clusters = self._clusters
-        if clusters is None or self.strain_limit <= 0 or not len(strain):
+        if clusters is None or self.strain_limit <= 0 or not len(strain) or not self._holds_energy():
             return None
         if not (len(clusters["starts"]) == 1 and len(clusters["members"]) == len(x)):
             return None
         if not np.array_equal(clusters["members"], np.arange(len(x))):
             return None
         worst = float(strain.max())
-        allowed = _COARSE_STRETCH * self.strain_limit
-        if worst <= allowed:
+        if worst <= _COARSE_TRIGGER * self.strain_limit:
             return None
+        allowed = _COARSE_STRETCH * self.strain_limit
         mass, rest = clusters["mass"], clusters["rest"]
         free = self._w > 0
         centroid = (mass @ x) / clusters["total"][0]
