@@ -68,7 +68,7 @@ def test_cloth_like_ball_keeps_impact_stretch_under_ten_percent(subdivisions):
 @pytest.mark.parametrize("subdivisions", [3, 4, 5])  # 642, 2,562, 10,242 vertices
 def test_a_jelly_with_the_full_defaults_keeps_impact_stretch_and_volume_with_few_substeps(subdivisions):
     """Volume and shape matching on (the full defaults), strain limiting holds the stretch too: the
-    impact takes tens of substeps, not the hundreds the mesh's estimate asks for by substeps alone,
+    impact takes about a dozen substeps, not the hundreds the mesh's estimate asks for by substeps alone,
     the volume stays within 1%, no edge is crushed past the jelly's 25% compression bound and no
     vertex ends a frame through the floor."""
     vertices, triangles = icosphere(subdivisions, 0.5)
