@@ -748,6 +748,8 @@ class World(RigidContacts):
             "target": pressure * rest,
             "compliance": float(compliance),
             "pressure": float(pressure),
+            # The shape it was added in: the rest shape strain limiting's coarse level fits.
+            "rest_positions": self._x.copy(),
         }
         if _is_closed(tri):
             corners = tri.T.reshape(-1)  # all first corners, then all second, then all third
@@ -1129,13 +1131,14 @@ class World(RigidContacts):
         self.last_strain_limiting = (passes, settled, checked + _PASS_EDGES * passes)
 
     def _coarse_strain_step(self, x, v, strain, floor) -> NDArray[np.float64] | None:
-        """Strain limiting's coarse level, for a jelly with whole-body shape matching that holds its
-        energy (``_holds_energy``) whose worst edge ``strain`` is past ``_COARSE_TRIGGER`` times the
-        limit. Every free particle moves the same fraction of the way to the rest shape's best fit
-        (rotation and translation at the mass centroid, raised to stand on the ground ``floor``), the
-        fraction that brings the worst edge to ``_COARSE_STRETCH`` times the limit; the velocity along
-        the deformation (positions minus that fit), if the deformation was growing, is reversed.
-        Returns the move (None: nothing done), which the caller keeps out of the frame's velocity.
+        """Strain limiting's coarse level, for a jelly with a rest shape to fit (``_coarse_rest_shape``)
+        that holds its energy (``_holds_energy``) whose worst edge ``strain`` is past
+        ``_COARSE_TRIGGER`` times the limit. Every free particle moves the same fraction of the way to
+        the rest shape's best fit (rotation and translation at the mass centroid, raised to stand on
+        the ground ``floor``), the fraction that brings the worst edge to ``_COARSE_STRETCH`` times
+        the limit; the velocity along the deformation (positions minus that fit), if the deformation
+        was growing, is reversed. Returns the move (None: nothing done), which the caller keeps out
+        of the frame's velocity.
 
         Why: the passes carry a correction one edge per pass, and a jelly's impact (its volume kept
         while the ground flattens it) stretches the whole surface at once: hundreds of passes, so
@@ -1145,21 +1148,23 @@ class World(RigidContacts):
         bounced to a centre height of 0.54 m (0.52 at rest; 0.97 before the coarse level). Reversed,
         the deformation bounces off its limit with its kinetic energy kept: 0.81 m. The move
         conserves momentum (but for the lift onto the ground, which the contacts would make anyway),
-        and so does the reversal; the energy hold still caps the frame."""
-        clusters = self._clusters
-        if clusters is None or self.strain_limit <= 0 or not len(strain) or not self._holds_energy():
+        and so does the reversal; the energy hold still caps the frame. A jelly with shape regions or
+        with volume alone kept its bounce (2,562 vertices: 1.08 and 1.02 m before, 1.01 after) and
+        cost 42 and 5 ms a frame of CPU instead of 282 and 28 (1,207 and 1,349 substeps before, 191)."""
+        if (
+            self.strain_limit <= 0
+            or not len(strain)
+            or float(strain.max()) <= _COARSE_TRIGGER * self.strain_limit
+        ):
             return None
-        if not (len(clusters["starts"]) == 1 and len(clusters["members"]) == len(x)):
-            return None
-        if not np.array_equal(clusters["members"], np.arange(len(x))):
+        shape = self._coarse_rest_shape()
+        if shape is None or not self._holds_energy():
             return None
         worst = float(strain.max())
-        if worst <= _COARSE_TRIGGER * self.strain_limit:
-            return None
         allowed = _COARSE_STRETCH * self.strain_limit
-        mass, rest = clusters["mass"], clusters["rest"]
+        rest, mass = shape
         free = self._w > 0
-        centroid = (mass @ x) / clusters["total"][0]
+        centroid = (mass @ x) / float(mass.sum())
         rotation = kabsch_rotation_batch((x.T @ (rest * mass[:, None]))[None])[0]
         fit = rest @ rotation.T
         fit += centroid
@@ -1176,6 +1181,32 @@ class World(RigidContacts):
         move[~free] = 0.0
         x += move
         return move
+
+    def _coarse_rest_shape(self) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """The rest shape (centred on its mass centroid) and masses of the one body the coarse level
+        fits: a whole-body shape-matching cluster's, or else the shape every particle had when one
+        closed volume over all of them was added (a jelly with shape regions, or volume alone). None
+        when no such body covers the world (several bodies, a cloth): one fit would tie them."""
+        clusters = self._clusters
+        n = len(self._x)
+        if (
+            clusters is not None
+            and len(clusters["starts"]) == 1
+            and len(clusters["members"]) == n
+            and np.array_equal(clusters["members"], np.arange(n))
+        ):
+            return clusters["rest"], clusters["mass"]
+        if len(self._volumes) != 1 or "corners" not in self._volumes[0]:
+            return None
+        volume = self._volumes[0]
+        if "coarse" not in volume:
+            covered = np.zeros(n, bool)
+            covered[volume["triangles"].reshape(-1)] = True
+            mass = 1.0 / np.maximum(self._w, 1e-6)
+            rest = volume["rest_positions"]
+            centred = rest - (mass @ rest) / mass.sum()
+            volume["coarse"] = (centred, mass) if covered.all() else None
+        return volume["coarse"]
 
     def _check(self, x: NDArray[np.float64], v: NDArray[np.float64], frame: int) -> None:
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))):

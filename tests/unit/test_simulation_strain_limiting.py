@@ -120,8 +120,10 @@ def test_the_coarse_level_pulls_a_squashed_jelly_to_the_limit_and_reverses_its_s
 
 def test_the_coarse_level_is_left_out_where_the_passes_do_well_or_it_has_no_rest_shape():
     """Under twice the limit the passes take a few passes and the coarse level would only cost a stiff
-    jelly its bounce; without shape matching there is no rest shape to fit; a jelly whose edges or
-    volume are compliant (or inflated) does not hold its energy, so nothing would cap the reversal."""
+    jelly its bounce; a jelly with volume alone is fitted to the shape its volume was added in, but a
+    volume over part of the particles (another body beside it) gives no one shape to fit; a jelly whose
+    edges or volume are compliant (or inflated) does not hold its energy, so nothing would cap the
+    reversal."""
     world, x = _squashed_jelly()
     v = world.velocities.copy()
     i, j, rest = world.distance_constraints
@@ -129,7 +131,14 @@ def test_the_coarse_level_is_left_out_where_the_passes_do_well_or_it_has_no_rest
     assert strain.max() > 2 * 0.08
     assert world._coarse_strain_step(x.copy(), v.copy(), np.minimum(strain, 0.159), None) is None
     shapeless, x = _squashed_jelly(shape_stiffness=0.0)
-    assert shapeless._coarse_strain_step(x, v.copy(), strain, None) is None
+    assert shapeless._coarse_strain_step(x.copy(), v.copy(), strain, None) is not None
+    vertices, triangles = icosphere(2, 0.5)
+    beside = World(np.concatenate((vertices, vertices + [2.0, 0.0, 0.0])), gravity=(0.0, 0.0, 0.0))
+    edges = triangle_edges(triangles)
+    beside.add_distance(edges[:, 0], edges[:, 1])
+    beside.add_volume(triangles)
+    beside.limit_strain(0.08, 0.25)
+    assert beside._coarse_rest_shape() is None
     inflated, x = _squashed_jelly()
     inflated._volumes[0]["pressure"] = 1.05
     assert inflated._coarse_strain_step(x, v.copy(), strain, None) is None
