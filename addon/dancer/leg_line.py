@@ -10,10 +10,18 @@ stance (the weight shift with the other foot still down, the retire on the flat 
 in retire on the ball), a trunk side bend, a pelvis roll and an arm position, the least
 hip-joint-to-ankle tilt for which the projected COM is at least ``margin`` inside the supporting
 foot's contact polygon (the ball's on relevé).
+
+:meth:`LegLine.least_tilt_in_form` searches everything a dancer may do within the classical form
+(:class:`Form`): the trunk bent towards the supporting side and forward, the free hip hiked, the
+retiré's working leg drawn in until its toes are at the supporting knee, every pair of classical
+arm positions. With the leg vertical the supporting hip joint is straight above the ankle, so the
+pelvis cannot shift over the foot without tilting the leg: what carries the COM over the foot is
+only the mass above and beside it.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -23,7 +31,7 @@ from numpy.typing import NDArray
 from .closed_chain import ClosedChain, level_frame
 from .model import build_body
 from .sim import DancerSim
-from .steps import DEFAULT_TURNOUT, RELEVE_ANGLE, mirror_pose, position_pose, retire_pose
+from .steps import DEFAULT_TURNOUT, RELEVE_ANGLE, arms, mirror_pose, position_pose, retire_pose
 from .support import convex_hull, signed_distance_inside
 
 STANCES = ("weight_shift", "retire", "releve")
@@ -45,6 +53,30 @@ class Lean:
     trunk: float = 0.0
     pelvis: float = 0.0
     arms: tuple[tuple[str, float], ...] = ()
+
+
+PORTS = ("low", "first", "second", "demi", "high")
+
+
+@dataclass(frozen=True)
+class Form:
+    """How far the classical form lets the body above the supporting leg go (radians).
+
+    ``side_bend`` of the trunk towards the supporting side and ``forward`` lean (each shared by the
+    lumbar and thoracic joints, as :class:`Lean`'s trunk); ``hike`` rolls the pelvis, free hip up
+    (a dancer keeps the hips level: a few degrees is what the eye forgives).
+    """
+
+    side_bend: float = float(np.radians(5.0))
+    forward: float = float(np.radians(5.0))
+    hike: float = float(np.radians(3.0))
+
+
+def arm_pair(supporting: str, free: str) -> tuple[tuple[str, float], ...]:
+    """The supporting (left) arm in one classical position, the free (right) arm in another."""
+    left = {k: v for k, v in arms(supporting).items() if ".L_" in k}
+    right = {k: v for k, v in arms(free).items() if ".R_" in k}
+    return tuple({**left, **right}.items())
 
 
 def _rotation_x(angle: float) -> NDArray[np.float64]:
@@ -189,6 +221,41 @@ class LegLine:
         self.solution = hip
         self.com(stance, lean, hip)
         return self.tilt
+
+    def thigh_roll_at_the_knee(self) -> float:
+        """The working thigh's roll (``thigh.R_x``) in retiré that puts its toes level with the
+        supporting knee across the body: the retiré drawn in to the midline (more would cross the
+        toes through the supporting leg). The steps' retiré holds the knee further out."""
+        sim, d = self.sim, self.sim.data
+        lo, hi = retire_pose({})["thigh.R_x"], 0.0
+
+        def across(roll: float) -> float:
+            self.com("retire", Lean(arms=(("thigh.R_x", roll),)), np.zeros(2))
+            return float(d.xpos[sim.body_ids["toe.R"], 1] - d.xpos[sim.body_ids["shin.L"], 1])
+
+        for _ in range(30):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if across(mid) < 0.0 else (lo, mid)
+        return 0.5 * (lo + hi)
+
+    def least_tilt_in_form(self, stance: str, margin: float, form: Form = Form(),
+                           forward_steps: int = 3) -> tuple[float, Lean]:
+        """Least tilt (degrees) over the classical form, and the lean that reaches it.
+
+        Side bend, hike and the retiré drawn in only ever help (they move mass towards the
+        supporting side), so they are taken at ``form``'s limits; the forward lean (on the toe the
+        COM must come forward over the ball, on the flat foot it need not) is searched over
+        ``forward_steps`` values from upright to the limit, with every pair of arm positions."""
+        drawn = () if stance == "weight_shift" else (("thigh.R_x", self.thigh_roll_at_the_knee()),)
+        best = (float("inf"), Lean())
+        for forward, (a, b) in itertools.product(np.linspace(0.0, form.forward, forward_steps),
+                                                 itertools.product(PORTS, PORTS)):
+            lean = Lean(form.side_bend, form.hike, arm_pair(a, b) + drawn +
+                        (("spine_y", 0.5 * float(forward)), ("chest_y", 0.5 * float(forward))))
+            tilt = self.least_tilt(stance, lean, margin)
+            if tilt < best[0]:
+                best = (tilt, lean)
+        return best
 
     def free_foot_error(self) -> float:
         """After :meth:`com` of a weight shift: how far the free (right) ankle is from its spot."""

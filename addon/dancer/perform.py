@@ -18,8 +18,8 @@ from numpy.typing import NDArray
 from .. import quaternions
 from .anthropometry import DancerError
 from .balance import Gains
+from .closed_chain import KNEE_HAIR, ClosedChain, level_frame, level_yaw
 from .closed_chain import SIDES as LEG_SIDES
-from .closed_chain import ClosedChain, level_frame, level_yaw
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
@@ -115,10 +115,12 @@ def _contact_points(sim: DancerSim, bodies: tuple[str, ...]) -> NDArray[np.float
 
 
 def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle: NDArray[np.float64],
-                frame: NDArray[np.float64], iterations: int = 40) -> dict[str, float]:
+                frame: NDArray[np.float64], iterations: int = 40,
+                knee_forward: float | None = None) -> dict[str, float]:
     """Leg joint angles that put the ``side`` ankle at ``ankle`` with the foot's axes ``frame``
     (3x3, columns x y z), the rest of the body as in ``qpos`` (damped least squares on MuJoCo's
-    Jacobians)."""
+    Jacobians). With ``knee_forward`` the knee starts bent at least that far and never bends
+    backwards."""
     mj, m, d = scratch.mj, scratch.model, scratch.data
     names = [f"thigh.{side}_x", f"thigh.{side}_y", f"thigh.{side}_z", f"shin.{side}_y",
              f"foot.{side}_y", f"foot.{side}_x"]
@@ -127,6 +129,9 @@ def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle:
     qadr = scratch.qadr[index]
     body = scratch.body_ids[f"foot.{side}"]
     d.qpos[:] = qpos
+    knee = qadr[3]
+    if knee_forward is not None:
+        d.qpos[knee] = max(d.qpos[knee], knee_forward)
     jacp = np.zeros((3, m.nv))
     jacr = np.zeros((3, m.nv))
     for _ in range(iterations):
@@ -140,6 +145,8 @@ def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle:
         error = np.concatenate([position_error, rotation_error])
         step = jac.T @ np.linalg.solve(jac @ jac.T + 1e-4 * np.eye(6), error)
         d.qpos[qadr] += step
+        if knee_forward is not None:
+            d.qpos[knee] = max(d.qpos[knee], KNEE_HAIR)
         if np.abs(error).max() < 1e-5:
             break
     return {name: float(d.qpos[a]) for name, a in zip(names, qadr, strict=True)}
@@ -265,6 +272,7 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
     return out
 
 
+HOVER_KNEE = 0.3  # rad: the least knee bend a foot brought back over its spot is solved from
 TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
 TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
 
@@ -651,8 +659,17 @@ def perform_steps(
                     use_via = True
                 elif side not in stance and side in spots:
                     ankle, frame = spots[side]
-                    placed = _place_foot(scratch, sim.data.qpos.copy(), side,
-                                         ankle + np.array([0.0, 0.0, phase.land]), frame)
+                    # The knee bent forwards: from the tendu back the solution bent it 30 degrees
+                    # backwards, and the closed chain setting the foot down bent it forwards again
+                    # in a third of a second, which lifted the supporting heel.
+                    # Solved from the leg as it stood on that spot when the step began (from the
+                    # leg out in a tendu the solution wandered off).
+                    start = sim.data.qpos.copy()
+                    legs = leg_mask(side)
+                    start[sim.qadr[legs]] = step_start_vec[legs]
+                    placed = _place_foot(scratch, start, side,
+                                         ankle + np.array([0.0, 0.0, phase.land]), frame,
+                                         knee_forward=HOVER_KNEE)
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
                     pose_vec[sim.index[f"toe.{side}_y"]] = 0.0

@@ -75,19 +75,20 @@ TRANSITIONS = frozenset(
     + [(a, "second_position", "R") for a in ("fourth_position", "fifth_position")]
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
-# weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK,
-# and the closed chain closes it there (aiming past the spot by the legs' give under the load) and
-# brings the weight back to the middle. In first every tendu on either leg. In third and fifth the
-# front (right) foot's tendus front and side, the weight on the back foot (measured: COM 5.8-6.1 cm
-# inside over each one's last second, the feet within 0.7 cm of their places after four in a row).
-# Not yet there: the front foot's tendu back (it comes back to its crossed place through the back
-# foot: both feet slid 11 cm back in third, the dancer fell in fifth), the back foot's tendus (in
-# fifth its tendu front crosses the front foot and fell; in third they complete, 2.2-3.3 cm inside,
-# but the front foot's tendu after them fell: its lift swung the leg across under the pelvis), and
-# every tendu from both feet in second (the first one fell as the foot came back: the weight shift
-# leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth (the
-# weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
-_FRONT_FOOT_TENDUS = frozenset({("front", "R"), ("side", "R")})
+# weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK
+# (its knee bent forwards: see perform.HOVER_KNEE), and the closed chain closes it there (aiming past
+# the spot by the legs' give under the load) and brings the weight back to the middle. In first every
+# tendu on either leg (both feet within 0.6 cm of where they stood after six; each tendu back slid
+# both 3.3 cm while the hovering knee was solved bent backwards). In third and fifth the front (right)
+# foot's tendus, the weight on the back foot (COM 5.3-6.1 cm inside over each one's last second, the
+# feet within 1.3 cm of their places after six in a row).
+# Not yet there: the back foot's tendus (in fifth its tendu front crosses the front foot and fell; in
+# third they complete, 2.2-3.3 cm inside, but the front foot's tendu after them fell: its lift swung
+# the leg across under the pelvis), and every tendu from both feet in second (the first one fell as
+# the foot came back: the weight shift leaves the supporting knee bent 46 degrees; straightened
+# first, the close fell) and fourth (the weight shift onto the back foot there leans both legs alike,
+# not the closed chain: fell 1 s in).
+_FRONT_FOOT_TENDUS = frozenset((d, "R") for d in ("front", "side", "back"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R")),
     "third_position": _FRONT_FOOT_TENDUS,
@@ -610,8 +611,8 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = ("in first_position on either foot, and with the front (right) foot to the front and "
-                     "side in third_position and fifth_position")
+            where = ("in first_position on either foot, and with the front (right) foot in third_position "
+                     "and fifth_position")
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")

@@ -91,7 +91,17 @@ class PROCANIM_OT_bake_rigid_pile(_RigidPileProperties, BakeOperator, bpy.types.
         if context.scene.frame_end < first + count:
             context.scene.frame_end = first + count
         message = f"Baked {count} frames of {len(result['names'])} rigid bodies as keyframes"
-        self.report({"INFO"}, message + (f" ({result['note']})" if result["note"] else ""))
+        message += f" ({result['note']})" if result["note"] else ""
+        if self.rigid_contacts != "SEQUENTIAL" and self.rolling_resistance > 0.0:
+            # Body Fit contacts cannot roll, so the setting had nothing to act on: say so rather than
+            # leave a script's value ignored in silence (the sidebar greys it out).
+            self.report(
+                {"WARNING"},
+                f"{message}. Rolling Resistance {self.rolling_resistance:g} ignored: "
+                "it applies with Sequential Contacts only",
+            )
+        else:
+            self.report({"INFO"}, message)
         return {"FINISHED"}
 
 

@@ -211,6 +211,22 @@ def test_rigid_pile_from_empty_scene_keys_rigid_motion_that_lands_on_the_ground(
         assert moved[2, 3] < starts[cube.name][2, 3]
 
 
+def test_rolling_resistance_with_body_fit_contacts_is_reported_not_ignored_in_silence(capsys):
+    """Body Fit contacts cannot roll, so a script's Rolling Resistance has nothing to act on: the bake
+    still runs (the sidebar only greys the setting) but warns by name; with Sequential it applies."""
+    assert bpy.ops.procanim.add_rigid_pile_demo(count=2, arrangement="STACK") == {"FINISHED"}
+    capsys.readouterr()
+    assert bpy.ops.procanim.bake_rigid_pile(frame_count=3, rolling_resistance=0.2) == {"FINISHED"}
+    report = capsys.readouterr().out
+    assert "Rolling Resistance 0.2 ignored: it applies with Sequential Contacts only" in report
+    assert "Baked 3 frames of 2 rigid bodies" in report
+    assert bpy.ops.procanim.bake_rigid_pile(frame_count=3, rolling_resistance=0.0) == {"FINISHED"}
+    assert "Rolling Resistance" not in capsys.readouterr().out
+    sequential = {"rigid_contacts": "SEQUENTIAL", "rolling_resistance": 0.2}
+    assert bpy.ops.procanim.bake_rigid_pile(frame_count=3, **sequential) == {"FINISHED"}
+    assert "Rolling Resistance" not in capsys.readouterr().out
+
+
 def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_settings():
     assert bpy.ops.procanim.add_rigid_pile_demo(count=3, size=0.3) == {"FINISHED"}
     settings = bpy.context.scene.procanim.simulation

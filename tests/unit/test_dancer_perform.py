@@ -482,8 +482,8 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
         (("first_position", "fourth_position"), ("to fourth_position", "right foot moving")),
         (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
-        (("third_position", "tendu_back"), ("right foot straight from both feet in third_position",
-                                             "front (right) foot to the front and side")),
+        (("third_position", "tendu_back:left"), ("left foot straight from both feet in third_position",
+                                                  "front (right) foot in third_position")),
         (("fifth_position", "tendu_side:left"), ("left foot straight from both feet in fifth_position",)),
         (("second_position", "tendu_front"), ("straight from both feet in second_position",)),
     ],
@@ -524,8 +524,8 @@ LIFTED = {
     # plie and standing again; each plie by the angles walked the crossed feet and the next one fell.
     "fifth plies": ("fifth_position", "demi_plie", "weight_shift:right", "fifth_position", "demi_plie",
                     "fifth_position", "grand_plie", "fifth_position"),
-    # Tendus back from both feet slide both feet 3 cm back each; the weight then comes back to where
-    # the dancer stood relative to the feet, not to the spot on the floor where it first stood.
+    # Tendus back from both feet slid both feet 3 cm back each (until session 6); the weight comes back
+    # to where the dancer stood relative to the feet, not to the spot on the floor where it first stood.
     "slid back": ("first_position", "tendu_back:right", "tendu_back:left", "weight_shift:left",
                   "first_position", "weight_shift:right", "weight_shift:left", "first_position"),
 }
@@ -577,8 +577,11 @@ def test_the_weight_comes_back_to_where_the_dancer_stood_relative_to_the_feet(li
 
     start = com_from_feet(np.searchsorted(show.times, show.phase_times[0][2]) - 1)
     ends = [np.searchsorted(show.times, end) - 1 for name, _, end in show.phase_times]
-    feet = show.joint_positions["foot.L"][ends[-1], :2] - show.joint_positions["foot.L"][0, :2]
-    assert np.linalg.norm(feet) > 0.04  # the two tendus back did take the feet back (6 cm measured)
+    # The two tendus back leave the feet where they stood (0.1-0.2 cm measured; they slid them 6 cm back
+    # while the hovering knee was solved bent backwards and the closed chain bent it forwards as it closed).
+    for side in ("L", "R"):
+        feet = show.joint_positions[f"foot.{side}"][ends[2], :2] - show.joint_positions[f"foot.{side}"][0, :2]
+        assert np.linalg.norm(feet) < 0.01, side
     for index, (name, _, _) in enumerate(show.phase_times[1:], start=1):
         if name == "first_position":
             # Measured 0.1-0.2 cm off; aimed at the floor point where the dancer first stood: 6 cm.
@@ -630,9 +633,9 @@ def test_plies_in_fifth_keep_the_crossed_feet_on_their_places(lifted):
 
 TENDUS = ("first_position", "tendu_front:right", "tendu_side:right", "tendu_back:right", "tendu_front:left",
           "tendu_side:left", "tendu_back:left", "demi_plie", "weight_shift", "retire")
-# In third and fifth the front foot's tendus front and side, each twice, then plies (in fifth by the
-# closed chain), the paper's weight shift, retire and releve.
-FRONT_FOOT_TENDUS = ("tendu_front:right", "tendu_side:right", "tendu_front:right", "tendu_side:right")
+# In third and fifth the front foot's tendus front, side and back, each twice, then plies (in fifth by
+# the closed chain), the paper's weight shift, retire and releve.
+FRONT_FOOT_TENDUS = ("tendu_front:right", "tendu_side:right", "tendu_back:right") * 2
 
 
 @pytest.mark.parametrize("sequence", [
@@ -669,6 +672,10 @@ def test_tendus_straight_from_both_feet_close_back_into_the_position(sequence):
         tick = np.searchsorted(show.times, end) - 1
         assert np.linalg.norm(apart(tick) - apart(0)) < 0.015, name
         for side in ("L", "R"):
+            # Neither foot slid on the floor either (each within 1.2 cm of where it stood after six
+            # tendus; each tendu back slid both 3.3 cm while its knee hovered bent backwards).
+            ankle = show.joint_positions[f"foot.{side}"]
+            assert np.linalg.norm(ankle[tick, :2] - ankle[0, :2]) < 0.015, (name, side)
             assert show.joint_positions[f"foot.{side}"][tick, 2] == pytest.approx(
                 show.joint_positions[f"foot.{side}"][0, 2], abs=0.003), (name, side)
         # The weight back in the middle of the feet, where the close aims it (in first where the dancer
@@ -811,10 +818,12 @@ def test_the_weight_shift_ends_with_the_supporting_leg_near_the_least_tilt_the_b
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "not met and out of reach for this body: on the toe no classical arm position with a trunk side "
-    "bend up to 10 degrees and a 5 degree hip hike brings the least tilt below 4.8 degrees, even "
-    "with the COM on the edge of the ball's polygon (test_dancer_leg_line); measured 10.7 on the "
-    "toe and 5.4 after the weight shift (least 3.8 with the COM 1 cm inside, upright trunk)"))
+    "not met and out of reach for this body on the toe: within the classical form (trunk 5 degrees "
+    "towards the supporting side and up to 5 forward, free hip 3 degrees up, the retire drawn in to "
+    "the knee, every pair of arm positions) the least tilt on the steps' demi-pointe is 4.7 degrees "
+    "with the COM on the edge of the ball's polygon, and on any demi-pointe up to 80 degrees 2.2 "
+    "with it 1 cm inside (test_dancer_leg_line); measured 10.7 on the toe and 5.4 after the weight "
+    "shift (within the form, level pelvis: least 3.1 with the COM 2 cm inside, 2.2 at 1 cm)"))
 def test_the_supporting_leg_ends_within_two_degrees_of_vertical_after_each_weight_shift_and_releve(chain):
     support = chain.sequence[1].split(":")[1][0].upper()
     tilt = chain.leg_tilt(support)
@@ -874,7 +883,12 @@ def test_a_seeded_random_twenty_step_sequence_from_another_position_completes(st
     # onto the back foot of fourth, the supporting leg straightened before the free leg moves).
     from addon.dancer import random_sequence
 
-    sequence = random_sequence(np.random.default_rng(2026), 20, start=start)
+    # The draw changes whenever a step becomes legal: the first seed from 2026 whose draw has a one-foot
+    # step (from third and fifth 2027 since their front foot's tendu back from both feet became legal).
+    for seed in range(2026, 2036):
+        sequence = random_sequence(np.random.default_rng(seed), 20, start=start)
+        if {"weight_shift", "retire"} & {step.split(":")[0] for step in sequence}:
+            break
     assert {"weight_shift", "retire"} & {step.split(":")[0] for step in sequence}
     run = perform(sequence)
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
