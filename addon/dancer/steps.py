@@ -48,24 +48,25 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # weight goes over the supporting foot (the left one from both feet), the moving foot comes straight
 # up, is carried by IK over a raised midpoint to just above its place in the new position, the
 # closed chain sets it down there (within 1 cm: it aims past the place by the legs' give under the
-# load; set down in SET_DOWN_BEHIND of the change behind into fifth) and the weight goes to the
+# load; the back foot of fifth set down in SET_DOWN_BEHIND of the change) and the weight goes to the
 # middle and settles. Between first, third and fifth, either foot moving (the left one between first
 # and third, and behind into fifth from first and third: the dancer turns 0-2 degrees, also after a
-# plie or a change into third; not yet out of fifth: it held from the position but fell after a
-# grand plie, and after the left foot's change into fifth), each completes with a weight shift onto
-# the other foot and a retire after it; so do the front foot's closes from fourth (the weight on the
-# back foot) into first, third and fifth, and the changes into second from first and third with
-# either foot and from fourth and fifth with the right (front) one (in at least INTO_SECOND_SECONDS:
-# the supporting knee bends so the other leg reaches the wide place, and the weight goes to the
-# middle as the foot lands; the foot is aimed at its place, not past it, see
-# perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth 1.0-1.3 cm, also after plies there;
-# a weight shift and a retire hold after it; see _check_balanced for what is refused after it). Not
-# yet: out of second (the carried leg swings under the pelvis and the supporting heel comes up: into
-# first the right ankle flew 45 cm forward and across past the left foot, the left toes came up and
-# the dancer turned 12 degrees; 12-14 s changes held some but not the same ones), into fourth (the
-# set-down without the closed chain there fell; set down by the chain, the changes from first and
-# fifth held but the weight shift onto the front foot and a retire after them fell every time, and
-# the plies after the left foot's) and out of fourth with the back foot moving.
+# plie or a change into third; not yet out of fifth into first and third: it held from the position
+# but fell after a grand plie, and after the left foot's change into fifth), each completes with a
+# weight shift onto the other foot and a retire after it; so do the front foot's closes from fourth
+# (the weight on the back foot) into first, third and fifth, and the changes into second from first
+# and third with either foot, from fourth with the right (front) one and from fifth with either, the
+# left one not after a plie there (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
+# other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot is
+# aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth
+# 1.0-1.3 cm, also after plies there; a weight shift and a retire hold after it; see _check_balanced
+# for what is refused after it). Not yet: out of second (the carried leg swings under the pelvis and
+# the supporting heel comes up: into first the right ankle flew 45 cm forward and across past the
+# left foot, the left toes came up and the dancer turned 12 degrees; 12-14 s changes held some but
+# not the same ones), into fourth (the set-down without the closed chain there fell; set down by the
+# chain, the changes from first and fifth held but the weight shift onto the front foot and a retire
+# after them fell every time, and the plies after the left foot's) and out of fourth with the back
+# foot moving.
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
@@ -73,7 +74,8 @@ TRANSITIONS = frozenset(
     + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
     + [(a, "second_position", "R") for a in ("fourth_position", "fifth_position")]
-    + [(a, "fifth_position", "L") for a in ("first_position", "third_position")])
+    + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
+    + [("fifth_position", "second_position", "L")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK
 # (its knee bent forwards: see perform.HOVER_KNEE), and the closed chain closes it there (aiming past
@@ -347,13 +349,15 @@ TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new positi
 # Share of a change's seconds (against 0.5 up, 1 carried, 1.75 the weight to the middle, and 2 onto the
 # supporting foot from both feet) in which the closed chain sets the moving foot down.
 SET_DOWN = 0.75
-# The same for the back (left) foot going behind into fifth. In SET_DOWN it took the load so fast that
-# both feet chattered (toe only, heel only, no contact at all for single ticks, the heels 5-7 mm up) and
-# on every light tick they walked back together, 6 cm and 8-11 degrees of turn in a change: no friction
-# holds a foot without load (torsional friction, MuJoCo's condim 4, did not help: 3-8 degrees, and other
-# changes fell). In twice the share the feet stay flat and the dancer turns 0-2 degrees (at 1.0 still
-# 8.5-10). Every change set down so slowly, seeded random sequences fell elsewhere (fourth seed 7 at 1.5,
-# fourth seed 1 at 1.25, both in the front foot's changes out of a plie or into second).
+# The same for the back (left) foot of fifth, going behind into it or out of it (into second: at
+# SET_DOWN the dancer fell there as the foot landed, 6 s in). Into fifth in SET_DOWN it took the load
+# so fast that both feet chattered (toe only, heel only, no contact at all for single ticks, the heels
+# 5-7 mm up) and on every light tick they walked back together, 6 cm and 8-11 degrees of turn in a
+# change: no friction holds a foot without load (torsional friction, MuJoCo's condim 4, did not help:
+# 3-8 degrees, and other changes fell). In twice the share the feet stay flat and the dancer turns 0-2
+# degrees (at 1.0 still 8.5-10). Every change set down so slowly, seeded random sequences fell
+# elsewhere (fourth seed 7 at 1.5, fourth seed 1 at 1.25, both in the front foot's changes out of a
+# plie or into second).
 SET_DOWN_BEHIND = 1.5
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
 # Changes whose set-down takes the weight to the middle as the foot lands (see _step).
@@ -568,6 +572,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            if state.position == "fifth_position" and moving != FRONT_FOOT and state.plied:
+                raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
+                                  "after a plie there is not balanced yet (after the grand plie the feet "
+                                  "landed 2.5 cm off second's places and the dancer turned 4 degrees); "
+                                  "change before the plie, or with the right foot")
             return
         if state.raised or state.hover or state.releve:
             raise DancerError(f"back to {name}: the working foot is off the floor; closing it into the "
@@ -757,7 +766,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # Shares of the step's seconds: the weight onto the supporting foot (from both feet), the
         # foot up, carried, set down (the weight still over the supporting foot), the weight to the
         # middle of the new position. Then it settles there for TRANSITION_SETTLE seconds.
-        set_down = SET_DOWN_BEHIND if (name == "fifth_position" and working != FRONT_FOOT) else SET_DOWN
+        back_of_fifth = working != FRONT_FOOT and "fifth_position" in (name, state.position)
+        set_down = SET_DOWN_BEHIND if back_of_fifth else SET_DOWN
         shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, set_down, 1.75)
         shift, lift, carry, down, middle = _split(total, *shares)
         if shift:

@@ -287,8 +287,8 @@ def test_the_weight_comes_back_to_both_feet_in_the_position():
 @pytest.mark.parametrize(
     ("sequence", "words"),
     [
-        (("fifth_position", "weight_shift:right", "second_position"),
-         ("from fifth_position to second_position", "not balanced yet")),
+        (("fifth_position", "weight_shift:right", "first_position"),
+         ("from fifth_position to first_position", "not balanced yet")),
         (("first_position", "weight_shift", "tendu_side", "first_position"),
          ("working foot is off the floor",)),
         (("first_position", "weight_shift", "retire", "first_position"), ("working foot is off the floor",)),
@@ -394,6 +394,8 @@ CHANGES = {
                                "weight_shift:left", "retire:right"),
     "fifth into second": ("fifth_position", "second_position", "weight_shift:right", "retire:left"),
     "fourth into second": ("fourth_position", "second_position", "weight_shift:right", "retire:left"),
+    "left fifth into second": ("fifth_position", "weight_shift:right", "second_position", "weight_shift:left",
+                               "retire:right"),
     # The left foot going behind into fifth, from first and from third (its set-down in SET_DOWN_SHARE).
     "left into fifth": ("first_position", "weight_shift:right", "fifth_position", "weight_shift:left",
                         "retire:right"),
@@ -470,8 +472,8 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
     [
         (("first_position", "second_position@6"), ("into second_position takes at least 10 s",)),
         (("second_position", "first_position"), ("from second_position", "none yet")),
-        (("fifth_position", "weight_shift:right", "second_position"),
-         ("from fifth_position to second_position", "left foot moving")),
+        (("fifth_position", "grand_plie", "weight_shift:right", "second_position"),
+         ("from fifth_position to second_position", "left (back) foot moving after a plie")),
         (("first_position", "second_position", "demi_plie", "weight_shift:left"),
          ("a weight shift after a change into second_position and a plie there",)),
         (("fourth_position", "first_position", "tendu_side:right"),
