@@ -580,6 +580,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            if state.position == "third_position" and name == "second_position" and state.plied:
+                raise DancerError("changing from third_position to second_position after a plie there is not "
+                                  "balanced yet (after a demi plie the dancer fell as the foot landed, with "
+                                  "either foot moving; after a grand plie alone it held); change before the "
+                                  "plie")
             if state.position == "fifth_position" and moving != FRONT_FOOT and state.plied:
                 raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
                                   "after a plie there is not balanced yet (after the grand plie the feet "
