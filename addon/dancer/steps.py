@@ -83,18 +83,26 @@ TRANSITIONS = frozenset(
 # tendu on either leg (both feet within 0.6 cm of where they stood after six; each tendu back slid
 # both 3.3 cm while the hovering knee was solved bent backwards). In third and fifth the front (right)
 # foot's tendus, the weight on the back foot (COM 5.3-6.1 cm inside over each one's last second, the
-# feet within 1.3 cm of their places after six in a row).
-# Not yet there: the back foot's tendus (in fifth its tendu front crosses the front foot and fell; in
-# third they complete, 2.2-3.3 cm inside, but the front foot's tendu after them fell: its lift swung
-# the leg across under the pelvis), and every tendu from both feet in second (the first one fell as
-# the foot came back: the weight shift leaves the supporting knee bent 46 degrees; straightened
-# first, the close fell) and fourth (the weight shift onto the back foot there leans both legs alike,
-# not the closed chain: fell 1 s in).
+# feet within 1.5 cm of their places after six in a row). In third the back (left) foot's too, the
+# weight on the front foot (2.8-3.1 cm inside; closed along the floor, see perform._aimed_give: aimed
+# below it, the front foot's tendu after them fell), but not after a plie there (see
+# BACK_FOOT_TENDU_AFTER_A_PLIE).
+# Not yet there: the back foot's tendus in fifth (its tendu front crosses the front foot and fell),
+# and every tendu from both feet in second (the first one fell as the foot came back: the weight
+# shift leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth
+# (the weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
+_EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 _FRONT_FOOT_TENDUS = frozenset((d, "R") for d in ("front", "side", "back"))
 TENDU_FROM_BOTH_FEET = {
-    "first_position": frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R")),
-    "third_position": _FRONT_FOOT_TENDUS,
+    "first_position": _EITHER_FOOT_TENDUS,
+    "third_position": _EITHER_FOOT_TENDUS,
     "fifth_position": _FRONT_FOOT_TENDUS,
+}
+# Positions where the back foot's tendus from both feet are refused after a plie, and why.
+BACK_FOOT_TENDU_AFTER_A_PLIE = {
+    "third_position": "after a plie there the back foot's closes walked the feet apart, 2.3 cm off their "
+                      "places after one tendu and 3.7 after another past two grand plies, and the grand "
+                      "plie after that fell",
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
 # set down as a tendu from both feet closes, then the weight goes over), and why.
@@ -620,11 +628,16 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = ("in first_position on either foot, and with the front (right) foot in third_position "
-                     "and fifth_position")
+            where = ("in first_position and third_position on either foot, and with the front (right) foot "
+                     "in fifth_position")
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+        if working != FRONT_FOOT and state.plied and state.position in BACK_FOOT_TENDU_AFTER_A_PLIE:
+            raise DancerError(f"{name} on the {_word(working)} (back) foot straight from both feet after a "
+                              f"plie in {state.position} is not balanced yet "
+                              f"({BACK_FOOT_TENDU_AFTER_A_PLIE[state.position]}); before the plie it is, or "
+                              "add a weight_shift first for the one-foot tendu")
     if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
         raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
                           f"weight back onto it in {state.position} is not balanced yet "
