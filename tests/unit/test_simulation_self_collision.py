@@ -37,6 +37,7 @@ def _crumple(self_collision: bool, frames: int = 40):
         use_volume=False,
         shape_stiffness=0.0,
         auto_substeps=True,
+        limit_stretch=True,
         self_collision=self_collision,
     )
     world, _, _ = build_softbody_world([Body("sheet", vertices, triangles=triangles)], [], settings)
