@@ -126,3 +126,25 @@ def close_pairs_between_groups(
         return np.zeros((0, 2), dtype=np.int64)
     pairs = inside[close_pairs(points[inside], radius)]
     return pairs[member_of[pairs[:, 0]] != member_of[pairs[:, 1]]]
+
+
+def pairs_near(points: NDArray[np.float64], queries: NDArray[np.int64], radius: float) -> NDArray[np.int64]:
+    """Index pairs ``(K, 2)`` ``(q, j)`` of each point ``q`` of ``queries`` with every other point ``j``
+    closer than ``radius`` (a pair of two queried points appears both ways): a search of only the points
+    that moved, at a cost in proportion to their number."""
+    if len(points) < 2 or len(queries) == 0 or radius <= 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    cells = np.floor(points / radius).astype(np.int64)
+    keys = _keys(cells)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    # All 27 neighbour cells of every queried point in one lookup (few points: numpy's per-call cost
+    # would dominate 27 lookups).
+    neighbour = _keys((cells[queries][:, None, :] + _OFFSETS[None]).reshape(-1, 3))
+    lo = np.searchsorted(sorted_keys, neighbour, side="left")
+    hi = np.searchsorted(sorted_keys, neighbour, side="right")
+    owner, slot = _expand_ranges(lo, hi - lo)
+    q, j = queries[owner // len(_OFFSETS)], order[slot]
+    delta = points[q] - points[j]
+    close = (np.einsum("ij,ij->i", delta, delta) < radius * radius) & (q != j)
+    return np.stack((q[close], j[close]), axis=1)

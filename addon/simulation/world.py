@@ -38,7 +38,7 @@ from .chains import ChainSolver, chain_paths
 from .colliders import BoxCollider, MeshCollider, SphereCollider
 from .errors import SimulationDivergedError, SimulationError
 from .rigid_contacts import _TINY, RigidContacts, _cross_rows, _friction_shrink
-from .spatial_hash import close_pairs, close_pairs_between_groups
+from .spatial_hash import close_pairs, close_pairs_between_groups, pairs_near
 
 SOLVERS = ("gauss_seidel", "jacobi")
 Trajectory = Callable[[float], ArrayLike]
@@ -50,6 +50,9 @@ WAKE_FACTOR = 10.0
 # Self-collision pairs are searched this many collision radii wider than the contact distance, and
 # searched again once a particle has moved that far.
 SELF_COLLISION_MARGIN = 0.5
+# Self-collision pairs are searched again for the particles that moved only while they are at most this
+# fraction of all; more, and all are searched (one search of all costs less than a partial one).
+SELF_COLLISION_PARTIAL = 0.5
 # Strain limiting with self collision (World._separate_self): a frame may end with pairs overlapping by
 # up to this fraction of the radius (a triangle is crossed only past a whole radius: the spheres cover
 # it); deeper ones are pushed apart to a hundredth of a radius, in at most this many passes and rounds
@@ -1286,34 +1289,65 @@ class World(RigidContacts):
         return int(np.clip(np.floor(substeps * self.collision_radius / travel), 1, substeps))
 
     def _self_pairs_near(self, x) -> NDArray[np.int64]:
-        """The self-collision candidate pairs, searched again only once some particle has moved more
-        than the search margin since the last search (a Verlet list: a resting or slow body is not
-        searched every frame, a fast one as often as it needs)."""
+        """The self-collision candidate pairs (a Verlet list). Once some particle has moved a search
+        margin since it was last searched, those that moved half a margin are searched again against
+        all and the pairs of the others kept (all are searched when that is over half of them). Moves
+        are measured in a frame that follows the median particle: a falling body is not searched
+        again at all, and a collapsing one only where it moves against what rests.
+
+        Why it holds: a pair not found was at least 2 radii and 2.5 margins apart when one of its
+        particles was last searched; since then that one moved less than a margin and the other less
+        than one and a half (under half a margin from its own last search then, under one after), so
+        they are still apart. A search of all uses 2 margins: none had moved. Measured on the
+        2,562-vertex cloth-like drop with self collision: 22 searches of all and 154 of 578 particles
+        on average, instead of 150 searches of all; the searches cost 17 instead of 60-75 ms a frame
+        (CPU, loaded machine)."""
         sc = self._self_collision
-        margin = SELF_COLLISION_MARGIN * sc["radius"]
+        members = sc["members"]
+        radius = sc["radius"]
+        margin = SELF_COLLISION_MARGIN * radius
+        now = x[members]
         found = sc.get("near")
         if found is not None:
-            pairs, reference = found
-            moved = x[sc["members"]] - reference
-            # A pair comes closer only by how far its two particles moved relative to each other:
-            # what all of them moved alike (a falling body) does not count.
-            moved -= moved.mean(axis=0)
-            if float(np.max(np.einsum("ij,ij->i", moved, moved), initial=0.0)) < margin * margin:
+            pairs, reference, frame, last = found
+            # Any motion common to all may be taken out; a sample's median costs a tenth of all's.
+            frame += np.median(now[::8] - last[::8], axis=0)
+            last[:] = now
+            local = now - frame
+            moved = local - reference
+            distance = np.einsum("ij,ij->i", moved, moved)
+            if not np.any(distance >= margin * margin):
                 return pairs
-        pairs = self._self_pairs(x, margin)
-        sc["near"] = (pairs, x[sc["members"]])
+            fast = distance >= (0.5 * margin) ** 2
+            if np.count_nonzero(fast) <= SELF_COLLISION_PARTIAL * len(members):
+                queries = np.flatnonzero(fast)
+                around = pairs_near(now, queries, 2.0 * radius + 2.5 * margin)
+                other_fast = fast[around[:, 1]]
+                around = around[~other_fast | (around[:, 0] < around[:, 1])]  # each pair once
+                fresh = members[self._filter_self_pairs(around)]
+                is_fast = np.zeros(len(self._x), bool)
+                is_fast[members[queries]] = True
+                kept = pairs[~(is_fast[pairs[:, 0]] | is_fast[pairs[:, 1]])]
+                pairs = np.concatenate((kept, fresh))
+                reference[queries] = local[queries]
+                sc["near"] = (pairs, reference, frame, last)
+                return pairs
+        local = close_pairs(now, 2.0 * radius + 2.0 * margin)
+        pairs = members[self._filter_self_pairs(local)]
+        sc["near"] = (pairs, now.copy(), np.zeros(3), now.copy())
         return pairs
 
-    def _self_pairs(self, x, margin) -> NDArray[np.int64]:
+    def _filter_self_pairs(self, local) -> NDArray[np.int64]:
+        """Of candidate pairs (indices into the self-colliding members), those apart in the rest shape
+        (closer ones are left to the body's own constraints), of one body, and not both immovable."""
         sc = self._self_collision
-        members, radius = sc["members"], sc["radius"]
-        local = close_pairs(x[members], 2.0 * radius + 2.0 * margin)
         a, b = local[:, 0], local[:, 1]
         rest = sc["rest"]
-        apart = np.einsum("ij,ij->i", rest[a] - rest[b], rest[a] - rest[b]) >= (2.0 * radius) ** 2
+        apart = np.einsum("ij,ij->i", rest[a] - rest[b], rest[a] - rest[b]) >= (2.0 * sc["radius"]) ** 2
         keep = apart & (sc["bodies"][a] == sc["bodies"][b])
-        pairs = members[local[keep]]
-        return pairs[self._w[pairs[:, 0]] + self._w[pairs[:, 1]] > 0]
+        local = local[keep]
+        w = self._w[sc["members"]]
+        return local[w[local[:, 0]] + w[local[:, 1]] > 0]
 
     def _pair_reach(self) -> float:
         """How far apart two particles may be and still touch: a diameter, or between the surface

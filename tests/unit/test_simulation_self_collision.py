@@ -91,3 +91,15 @@ def test_close_pairs_finds_every_pair_once(count, radius):
     distance = np.linalg.norm(points[:, None] - points[None], axis=2)
     expected = {(i, j) for i, j in zip(*np.nonzero(distance < radius), strict=True) if i < j}
     assert {tuple(p) for p in found.tolist()} == expected and len(found) == len(expected)
+
+
+def test_pairs_near_finds_every_pair_of_the_queried_points():
+    from addon.simulation.spatial_hash import pairs_near
+
+    points = np.random.default_rng(5).uniform(0, 1, (400, 3))
+    queries = np.array([3, 17, 18, 250, 399])
+    found = pairs_near(points, queries, 0.12)
+    distance = np.linalg.norm(points[:, None] - points[None], axis=2)
+    near = {q: np.flatnonzero(distance[q] < 0.12).tolist() for q in queries.tolist()}
+    expected = {(q, j) for q, others in near.items() for j in others if j != q}
+    assert {tuple(p) for p in found.tolist()} == expected and len(found) == len(expected)
