@@ -119,13 +119,14 @@ PLIE_BEFORE_THE_CHANGE_FALLS = {
                                            "dancer fell off the supporting foot",
 }
 # Positions where the tendu back straight from both feet fell after a change into them, and how. In
-# first, after the change from fifth (the left foot's, 14.7 s; either foot's after a grand plie there,
-# 21-26 s, first seeds 20 and 39, the latter with a demi plie in first between) and from third after the
-# back foot's tendu front there (28.4 s, third seed 47): the leg swings out and up (the ankle 50 cm
-# behind and 35-45 cm up, twice) and the supporting foot, set down by the closed chain up to 0.8 cm off
-# its place, slid 0.9-1.7 cm, its toes came off the floor and the dancer fell backwards. Straight from
-# the position it holds (every tendu in first, in TENDUS), and so did a few of these after a change
-# (from third, and the right foot's from fifth), but not reliably.
+# first after the change from fifth: the left foot's at 14.7 s, and 21.2 after a grand plie in fifth
+# (first seed 20). The leg swings out and up (the ankle 50 cm behind and 35-45 cm up, twice) and the
+# supporting foot, set down by the change, slid 0.9-1.7 cm, its toes came off the floor and the dancer
+# fell backwards. Before the pelvis rolled to straighten the landed knee in first, the right foot's
+# fell too after the grand plie (22.6 s; first seed 39) and after the change from third that followed
+# the back foot's tendu there (28.4 s; third seed 47); they hold now, and so do the right foot's from
+# fifth and from third, but with the supporting foot sliding the same way, so every tendu back from
+# both feet after a change into first is refused. Straight from the position it holds (TENDUS).
 TENDU_BACK_AFTER_A_CHANGE_FALLS = {
     "first_position": "the leg swings up behind, the supporting foot set down by the change slid a "
                       "centimetre or two and its toes came up, and the dancer fell backwards (after changes "

@@ -492,8 +492,8 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         (("second_position", "tendu_front"), ("straight from both feet in second_position",)),
         # Fell in seeded random sequences (session 7): into second after a plie in third (14.3 s; 15.1
         # with a weight shift between, so the left foot moving too), and the tendu back from both feet
-        # after a change into first (from fifth 14.7 s, after a grand plie there 21-26 s, and from third
-        # after the back foot's tendu there 28.4 s).
+        # after a change into first (the left foot's from fifth 14.7 s, after a grand plie there 21.2;
+        # before the landed knee's roll in first the right foot's too, 22.6 and 28.4 s).
         (("third_position", "demi_plie", "second_position"),
          ("from third_position to second_position after a plie there", "change before the plie")),
         (("third_position", "demi_plie", "weight_shift:right", "second_position"),
