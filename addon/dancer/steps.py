@@ -769,6 +769,15 @@ UPRIGHT_FROM = frozenset({"first_position"})
 UPRIGHT_SHARE = 0.45
 
 
+OVER_THE_FOOT = 1.0  # seconds an extension takes to bring the weight over the foot after an upright shift
+
+
+def _from_upright(state: State, support: str) -> bool:
+    """Whether ``state`` ends an upright weight shift (UPRIGHT_FROM) onto ``support``, both feet down."""
+    return (state.position in UPRIGHT_FROM and state.support == support
+            and not (state.hover or state.raised or state.releve))
+
+
 def _upright_split(duration: float, state: State) -> tuple[float, float]:
     """Seconds of a weight shift from ``state``: (onto the foot, the supporting leg upright). Also
     after a change into first position (the feet within 2.5 cm of their places; from third and
@@ -1139,6 +1148,15 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         bend = {"shin.R_y": 1.0, "foot.R_y": 0.6, "thigh.R_y": extended["thigh.R_y"] - 0.35}
     attitude.update(_working(working, bend))
     share = (0.0, 0.55, 0.45)
+    if _from_upright(state, support):
+        # The upright weight shift leaves the COM where the supporting leg stands straightest, 2.4 cm
+        # inside the supporting ankle and 1.3 behind it, with the other foot still loaded; the lift
+        # below aims 5-7 cm away at once as that foot leaves the floor. With the weight a little
+        # off after many steps (first, seed 5 of the random draw) the COP reached the supporting
+        # foot's inner edge, its toes lifted and it slid. The weight goes over the foot first,
+        # both feet still down.
+        phases_out.append(Phase(label, OVER_THE_FOOT, pose, "both", "foot:" + support, 0.5,
+                                0.8 * OVER_THE_FOOT, closed_chain=uses_closed_chain(state.position)))
     if not state.raised:
         phases_out.extend(_off_the_floor(state, working, support, label,
                                          _free_lift(state, working, turnout, height)))
