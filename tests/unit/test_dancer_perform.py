@@ -946,6 +946,35 @@ def test_a_seeded_random_twenty_step_legal_sequence_completes():
     _com_inside_for_the_last_second_of_every_step(run)
 
 
+def test_an_extension_after_the_upright_weight_shift_lifts_its_foot_with_the_weight_over_the_other():
+    # The upright weight shift from first ends with the COM 2.4 cm inside the supporting ankle and the
+    # other foot still loaded; the developpe brings the weight over the supporting foot before the other
+    # lifts (it lifted 0.6 s in with the COM 4.0-4.4 cm off its target; 0.7-0.8 measured now).
+    sequence = ["first_position", "weight_shift:right", "tendu_side:left", "developpe_side_90:left",
+                "weight_shift:left", "developpe_side_90:right"]
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(run)
+    _, start, end = run.phase_times[-1]
+    right = [j for j, body in enumerate(run.contact_bodies) if body.endswith(".R")]
+    off = np.nonzero((run.times >= start) & (run.times <= end) & ~run.in_contact[:, right].any(axis=1))[0][0]
+    assert np.linalg.norm(run.com[off, :2] - run.com_targets[off]) < 0.02
+
+
+def test_the_developpe_after_a_weight_shift_onto_a_hovering_foot_late_in_a_long_draw_completes():
+    # Seed 5 of the random draw from first (to its 18th step): held before the landing's pelvis roll and
+    # the upright shift's port de bras were both in, then fell at 124.1 s as the right foot lifted (the
+    # left toes came up and the foot slid). No shorter sequence found that falls.
+    sequence = ["first_position", "demi_plie:left", "tendu_back:right", "grand_plie:left",
+                "tendu_front:left", "grand_plie:left", "tendu_front:right", "demi_plie:left",
+                "demi_plie:left", "tendu_back:right", "tendu_side:left", "demi_plie:right",
+                "weight_shift:right", "tendu_side:left", "tendu_side:left", "developpe_side_90:left",
+                "weight_shift:left", "developpe_side_90:right"]
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(run)
+
+
 @pytest.mark.parametrize("start", ["second_position", "third_position", "fourth_position", "fifth_position"])
 def test_a_seeded_random_twenty_step_sequence_from_another_position_completes(start):
     # The weight shift and the one-foot steps from second to fifth (closed-chain weight shift but
