@@ -275,6 +275,17 @@ def retire_pose(base: dict[str, float]) -> dict[str, float]:
     return pose
 
 
+# The working thigh's roll that puts its toes at the supporting knee across the body (the classical
+# retire; leg_line.LegLine.thigh_roll_at_the_knee: -0.218 at 1.65 m). retire_pose's roll holds the toes
+# 17 cm out to the side, and the leg's mass with them: the supporting leg must lean in further.
+RETIRE_AT_THE_KNEE = -0.22
+
+
+def classical_retire_pose(base: dict[str, float]) -> dict[str, float]:
+    """The retire step's pose: :func:`retire_pose` drawn in until its toes touch the supporting knee."""
+    return {**retire_pose(base), "thigh.R_x": RETIRE_AT_THE_KNEE, **_side_arm("second", "L")}
+
+
 def retire_lift_pose(base: dict[str, float]) -> dict[str, float]:
     """Halfway to retiré: the working foot lifted flat, knee bent twice as far as the hip."""
     pose = dict(base)
@@ -717,12 +728,42 @@ def _upright_split(duration: float, state: State) -> tuple[float, float]:
     return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
 
 
+# As the supporting leg comes upright the body above it carries mass towards the supporting side:
+# the trunk bends UPRIGHT_TRUNK towards it and the supporting side's arm opens to UPRIGHT_ARMS[0]
+# (the free one stays in UPRIGHT_ARMS[1]), so the COM stands over the foot with the leg nearer
+# vertical (leg_line: least tilt with the COM 2 cm inside 4.8 degrees with the arms low and the trunk
+# upright, 4.0 so; the free arm in second instead tilts it more, 5.5).
+UPRIGHT_TRUNK = float(np.radians(1.5))
+UPRIGHT_ARMS = ("second", "low")
+
+
+def _side_arm(port: str, side: str) -> dict[str, float]:
+    """The ``side`` arm's joints in ``port`` (see :func:`arms`)."""
+    return {name: value for name, value in arms(port).items() if f".{side}_" in name}
+
+
+def upright_pose(pose: dict[str, float], support: str) -> dict[str, float]:
+    """``pose`` with the upper body of the upright weight shift onto ``support`` (see UPRIGHT_TRUNK)."""
+    out = centred_pose(pose)
+    out.update(_side_arm(UPRIGHT_ARMS[0], support))
+    out.update(_side_arm(UPRIGHT_ARMS[1], other(support)))
+    # Towards the left (+y) side is a negative roll of the spine (mirror_pose flips it).
+    bend = -0.5 * UPRIGHT_TRUNK if support == "L" else 0.5 * UPRIGHT_TRUNK
+    out.update({"spine_x": bend, "chest_x": bend})
+    return out
+
+
+def centred_pose(pose: dict[str, float]) -> dict[str, float]:
+    """``pose`` with the trunk upright and the arms low, as the positions stand (back on both feet)."""
+    return {**pose, **arms("low"), "spine_x": 0.0, "chest_x": 0.0}
+
+
 def _upright(label: str, seconds: float, pose: dict[str, float], position: str, support: str) -> list[Phase]:
     """The end of a weight shift onto ``support``: the supporting leg brought upright."""
     if not seconds:
         return []
-    return [Phase(label, seconds, pose, "both", "upright:" + support, 0.5, 0.6 * seconds,
-                  closed_chain=uses_closed_chain(position))]
+    return [Phase(label, seconds, upright_pose(pose, support), "both", "upright:" + support, 0.6 * seconds,
+                  0.6 * seconds, closed_chain=uses_closed_chain(position))]
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -771,9 +812,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if name == state.position and not (state.raised or state.hover):
             # Both feet are where the position put them and the weight is on one: it comes back
             # to the middle, the reverse of the weight shift.
+            centred = centred_pose(pose)
             phases.append(Phase(label, _seconds(name, seconds, {**kinds, "position": kinds["weight_shift"]}),
-                                pose, "both", "stand", 0.5, 2.0, closed_chain=chained))
-            return phases, replace(state, support="both")
+                                centred, "both", "stand", 0.5, 2.0, closed_chain=chained))
+            return phases, replace(state, support="both", pose=centred)
         support = state.support if state.support in ("L", "R") else "L"
         working = other(support)
         # Shares of the step's seconds: the weight onto the supporting foot (from both feet), the
@@ -786,8 +828,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
                                 closed_chain=chained))
-        moved = dict(pose)
-        moved.update(arms("low"))
+        moved = centred_pose(pose)
         if not (state.raised or state.hover):
             # Straight up off its spot (by IK): the position's own lift pose, written for a centred
             # pelvis, swung the foot of a wide position 24 cm across under a pelvis over the other foot.
@@ -833,6 +874,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # still lean alike (by the chain the unloaded front foot chattered on the floor and the COM
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``uses_closed_chain``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
+        # The upper body starts from the position's and ends as the upright shift poses it.
+        pose = centred_pose(pose)
+        after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
         if state.hover:
             # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
             # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
@@ -848,7 +892,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
                                 closed_chain=chained))
             phases.extend(_upright(label, upright, pose, state.position, support))
-            return phases, replace(state, support=support, hover=False, closed=True)
+            return phases, replace(state, support=support, hover=False, closed=True, pose=after)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
@@ -859,12 +903,12 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5,
                                 0.7 * across, closed_chain=chained))
             phases.extend(_upright(label, upright, pose, state.position, support))
-            return phases, replace(state, support=support, hover=False)
+            return phases, replace(state, support=support, hover=False, pose=after)
         shift, upright = _upright_split(duration, state)
         phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
                             closed_chain=chained))
         phases.extend(_upright(label, upright, pose, state.position, support))
-        return phases, replace(state, support=support, hover=False)
+        return phases, replace(state, support=support, hover=False, pose=after)
 
     if name in ("demi_plie", "grand_plie"):
         if state.support != "both" or state.releve:
@@ -926,6 +970,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                               f"add weight_shift:{_word(support)} first")
         direction = name.split("_", 1)[1]
         roll, pitch = TENDU[direction]
+        state = replace(state, pose=centred_pose(state.pose))
+        pose = state.pose
         # The leg brushes out straight with the foot half pointed, then the foot points fully:
         # pointing early would push the toes into the floor.
         out = dict(pose)
@@ -984,7 +1030,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name == "retire":
         if state.raised:
             raise DancerError("the working leg is already in retire")
-        up = _on(pose, working, retire_pose)
+        up = _on(pose, working, classical_retire_pose)
         via = _on(up, working, retire_lift_pose)
         phases.extend(_off_the_floor(state, working, support, label,
                                      _free_lift(state, working, turnout, height)))
@@ -997,7 +1043,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name == "releve":
         if not state.raised:
             raise DancerError("releve on one foot is done in retire: add retire first")
-        up = releve_pose(pose, support)
+        # The working side's arm rises to fifth en haut: over the shoulder, its mass nearer the
+        # supporting side than held low and out (leg_line: 0.7 degrees less tilt on the ball).
+        up = {**releve_pose(pose, support), **_side_arm("high", working)}
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
                             toe_control=True, level_pelvis=False,
                             absorb_lean=state.position in ABSORB_ON_THE_TOE))
