@@ -55,8 +55,9 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # but fell after a grand plie, and after the left foot's change into fifth), each completes with a
 # weight shift onto the other foot and a retire after it; so do the front foot's closes from fourth
 # (the weight on the back foot) into first, third and fifth, and the changes into second from first
-# and third with either foot, from fourth with the right (front) one and from fifth with either, the
-# left one not after a plie there (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
+# and third with either foot (from third not after a plie there: PLIE_BEFORE_THE_CHANGE_FALLS), from
+# fourth with the right (front) one and from fifth with either, the left one not after a plie there
+# (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
 # other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot is
 # aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth
 # 1.0-1.3 cm, also after plies there; a weight shift and a retire hold after it; see _check_balanced
@@ -103,6 +104,33 @@ BACK_FOOT_TENDU_AFTER_A_PLIE = {
     "third_position": "after a plie there the back foot's closes walked the feet apart, 2.3 cm off their "
                       "places after one tendu and 3.7 after another past two grand plies, and the grand "
                       "plie after that fell",
+}
+# Changes of position that fell after a plie in the position they leave, and how. Into second from
+# third, either foot moving (fourth seed 28 after a change into third, and third, demi plie, second):
+# the plie by the position's angles leaves the feet 2 mm off their places, the foot landing in second
+# came down 2.5 cm past its place; the chain then pulled it in, its toes came up (the right foot off
+# the floor altogether 1.5 s after the landing) and the COM went 9 cm the other way, off the
+# supporting foot: 14.3 s after a demi plie, 15.1 with a weight shift onto the right foot between,
+# 43.7 in seed 28. (Without the plie the same change lands 2 cm past its place too and
+# holds; after a grand plie it held once.)
+PLIE_BEFORE_THE_CHANGE_FALLS = {
+    ("third_position", "second_position"): "the foot landing in second came down 2.5 cm past its place, "
+                                           "its toes came up as the closed chain pulled it in, and the "
+                                           "dancer fell off the supporting foot",
+}
+# Positions where the tendu back straight from both feet fell after a change into them, and how. In
+# first after the change from fifth: the left foot's at 14.7 s, and 21.2 after a grand plie in fifth
+# (first seed 20). The leg swings out and up (the ankle 50 cm behind and 35-45 cm up, twice) and the
+# supporting foot, set down by the change, slid 0.9-1.7 cm, its toes came off the floor and the dancer
+# fell backwards. Before the pelvis rolled to straighten the landed knee in first, the right foot's
+# fell too after the grand plie (22.6 s; first seed 39) and after the change from third that followed
+# the back foot's tendu there (28.4 s; third seed 47); they hold now, and so do the right foot's from
+# fifth and from third, but with the supporting foot sliding the same way, so every tendu back from
+# both feet after a change into first is refused. Straight from the position it holds (TENDUS).
+TENDU_BACK_AFTER_A_CHANGE_FALLS = {
+    "first_position": "the leg swings up behind, the supporting foot set down by the change slid a "
+                      "centimetre or two and its toes came up, and the dancer fell backwards (after changes "
+                      "from fifth and third)",
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
 # set down as a tendu from both feet closes, then the weight goes over), and why.
@@ -591,6 +619,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            if state.plied and (state.position, name) in PLIE_BEFORE_THE_CHANGE_FALLS:
+                raise DancerError(f"changing from {state.position} to {name} after a plie there is not "
+                                  f"balanced yet ({PLIE_BEFORE_THE_CHANGE_FALLS[state.position, name]}); "
+                                  "change before the plie")
             if state.position == "fifth_position" and moving != FRONT_FOOT and state.plied:
                 raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
                                   "after a plie there is not balanced yet (after the grand plie the feet "
@@ -640,6 +672,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
                           "seeded random sequences too); add a weight_shift first, or reach "
                           f"{state.position} from third or fifth")
+    if (name == "tendu_back" and state.support == "both" and state.changed
+            and state.position in TENDU_BACK_AFTER_A_CHANGE_FALLS):
+        raise DancerError(f"{name} straight from both feet after a change into {state.position} is not "
+                          f"balanced yet ({TENDU_BACK_AFTER_A_CHANGE_FALLS[state.position]}); add a "
+                          "weight_shift first for the one-foot tendu, or start the sequence there")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
