@@ -61,10 +61,11 @@ class ClosedChain:
         self.jids = np.concatenate([self.jid[s] for s in SIDES])
         self.qadrs = np.concatenate([self.qadr[s] for s in SIDES])
 
-    def pelvis_height(self, xy: NDArray[np.float64], rotation: NDArray[np.float64],
-                      spots: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]) -> float:
-        """The highest pelvis at ``xy`` from which both legs reach their ankles' spots."""
-        heights = []
+    def leg_heights(self, xy: NDArray[np.float64], rotation: NDArray[np.float64],
+                    spots: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]) -> dict[str, float]:
+        """Per leg, the highest pelvis at ``xy`` (turned by ``rotation``) from which it reaches its
+        ankle's spot with the knee a hair bent."""
+        heights = {}
         if rotation is not self._hips_for:
             # The pelvis keeps one rotation for most of a phase (level): turn the hips once for it.
             self._hips_for = rotation
@@ -74,8 +75,19 @@ class ClosedChain:
             ankle = spots[s][0]
             across = float(np.hypot(*(xy + hip[:2] - ankle[:2])))
             across = min(across, 0.98 * self.reach[s])
-            heights.append(ankle[2] + np.sqrt(self.reach[s] ** 2 - across ** 2) - hip[2])
-        return float(min(heights))
+            heights[s] = float(ankle[2] + np.sqrt(self.reach[s] ** 2 - across ** 2) - hip[2])
+        return heights
+
+    def pelvis_height(self, xy: NDArray[np.float64], rotation: NDArray[np.float64],
+                      spots: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]) -> float:
+        """The highest pelvis at ``xy`` from which both legs reach their ankles' spots."""
+        return min(self.leg_heights(xy, rotation, spots).values())
+
+    def level_roll(self, heights: dict[str, float]) -> float:
+        """The roll (radians, about the pelvis's forward axis) that puts each hip at the height its
+        leg reaches in ``heights`` (:meth:`leg_heights` for the level pelvis): both legs straight."""
+        across = float(self.hip_offset["L"][1] - self.hip_offset["R"][1])
+        return float(np.arcsin(np.clip((heights["L"] - heights["R"]) / across, -1.0, 1.0)))
 
     def solve(self, targets: NDArray[np.float64], pelvis: NDArray[np.float64], quat: NDArray[np.float64],
               spots: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]],

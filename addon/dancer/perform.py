@@ -57,6 +57,25 @@ COMPLIANCE_LIMIT = 0.05  # m: the most a foot is aimed past its spot
 # steps after it); aimed at its place it lands within 0.7-2 cm of it on all four contacts, and the
 # weight shifts after it hold (4 cm inside).
 COMPLIANCE_OFF_IN = ("second_position",)
+# After a foot lands, the closed chain rolls the pelvis (at most this far, radians, reached over
+# ROLL_BLEND seconds) so that both legs stand straight on their spots.
+ROLL_AFTER_LANDING = 0.06
+ROLL_BLEND = 0.5
+# Only in first: in third and fifth, rolled after each tendu from both feet, the feet slid 1.5-1.8 cm
+# in six tendus (1.2 cm level) and the retire after a hovering foot set down and a weight shift fell.
+ROLL_IN = ("first_position",)
+
+
+def _aimed_give(give: NDArray[np.float64], along_the_floor: bool) -> NDArray[np.float64]:
+    """A leg's give under its load, by which the closed chain aims past a foot's spot.
+
+    A foot coming back to the spot it left (closing a tendu, or set down before the weight shifts
+    onto it) is aimed along the floor only: the loaded legs also sag 0.2-0.5 cm, and aimed that far
+    below the floor the closing foot overshot (the back foot's tendus from both feet in third ended
+    1.1-2.8 cm inside the polygon with the closed foot 1.3-2.4 mm up, and the front foot's tendu
+    after them fell). A foot set down on its place in a new position keeps the sag in its aim
+    (without it the left foot going behind into fifth landed 1.6 cm off its place, 0.6-0.8 with it)."""
+    return np.array([give[0], give[1], 0.0]) if along_the_floor else give
 
 
 @dataclass
@@ -497,10 +516,16 @@ def perform_steps(
     last_applied = base.copy()
     chain_prev = False
     compliant = False  # the closed chain aims the feet past their spots by the legs' give (CHAIN_COMPLIANCE)
+    along_the_floor = False  # ... and along the floor only (see _aimed_give)
     compliance: dict[str, NDArray[np.float64]] = {}
     planted: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
     pelvis_pos = sim.data.qpos[0:3].copy()
     pelvis_quat = sim.data.qpos[3:7].copy()
+    # After a landing the closed chain rolls the pelvis from ``roll_from``; the next step on the chain
+    # fades the last roll (``roll_now``) out from ``roll_fade``.
+    roll_from: float | None = None
+    roll_fade: float | None = None
+    roll_now = 0.0
 
     def place_of(position: str, support: str):
         """Where the free foot stands in ``position`` beside the ``support`` foot as it stands now."""
@@ -567,14 +592,16 @@ def perform_steps(
                 pelvis_pos = sim.data.qpos[0:3] + offset
                 pelvis_quat = sim.data.qpos[3:7].copy()
                 chain.warm = {}
+                along_the_floor = not phase.place
                 compliant = (CHAIN_COMPLIANCE and position_now not in COMPLIANCE_OFF_IN
                              and any(side not in previous for side in LEG_SIDES))
                 if compliant:
                     # The legs aim their feet past their spots by how far each gives under its load
                     # (below), from the pelvis where it actually is.
                     pelvis_pos = sim.data.qpos[0:3].copy()
-                    compliance = {s: scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
-                                  - sim.data.xpos[sim.body_ids[f"foot.{s}"]] for s in LEG_SIDES}
+                    compliance = {s: _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
+                                                 - sim.data.xpos[sim.body_ids[f"foot.{s}"]], along_the_floor)
+                                  for s in LEG_SIDES}
             chain_start = pelvis_pos.copy()
             chain_quat = pelvis_quat.copy()
             chain_level = level_yaw(chain_quat)
@@ -592,6 +619,15 @@ def perform_steps(
                 if side not in previous:
                     above = sim.data.xpos[sim.body_ids[f"foot.{side}"], 2] - planted[side][0][2]
                     landing_feet[side] = float(np.clip(above, 0.0, LANDING_HEIGHT))
+            if landing_feet and position_now in ROLL_IN:
+                # Rolled from once the landing foot is down, to the end of the step that landed it.
+                roll_from, roll_fade = phase_start + phase.pose_blend, None
+            elif not chain_prev:
+                roll_from, roll_now = None, 0.0
+            elif phase.starts_step and roll_from is not None:
+                # The next step on the chain starts level again (kept rolled into a weight shift,
+                # the retire after a change into fifth fell): the roll fades out as it came in.
+                roll_from, roll_fade = None, phase_start
         for side in stance:
             if closed:
                 if side not in previous:
@@ -849,20 +885,38 @@ def perform_steps(
                     scratch.data.qpos[scratch.qadr] = last_applied
                     scratch.mj.mj_kinematics(scratch.model, scratch.data)
                     for s in LEG_SIDES:
-                        gives = (scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
-                                 - sim.data.xpos[sim.body_ids[f"foot.{s}"]])
+                        gives = _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
+                                            - sim.data.xpos[sim.body_ids[f"foot.{s}"]], along_the_floor)
                         compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives - compliance[s])
                         size = float(np.sqrt(compliance[s] @ compliance[s]))  # norm, without its checks
                         if size > COMPLIANCE_LIMIT:
                             compliance[s] *= COMPLIANCE_LIMIT / size
                     feet = {s: (spot + compliance[s], frame) for s, (spot, frame) in feet.items()}
-                pelvis_pos = np.array([*xy, chain.pelvis_height(xy, rotation, feet)])
+                solve_quat, solve_rotation = pelvis_quat, rotation
+                if roll_from is not None and t > roll_from:
+                    # After a landing the legs' spots are a little off the position's places: kept
+                    # level at the height of the more stretched leg, the pelvis left the landed knee
+                    # bent 9-11 degrees. Rolled (a little) so each hip stands where its leg reaches,
+                    # both knees straighten.
+                    roll_now = chain.level_roll(chain.leg_heights(xy, rotation, feet))
+                    roll_now = float(np.clip(roll_now, -ROLL_AFTER_LANDING, ROLL_AFTER_LANDING))
+                    roll_now *= _smooth((t - roll_from) / ROLL_BLEND)
+                    roll = roll_now
+                elif roll_fade is not None:
+                    roll = roll_now * (1.0 - _smooth((t - roll_fade) / ROLL_BLEND))
+                else:
+                    roll = 0.0
+                if roll:
+                    about_x = quaternions.from_axis_angle((1.0, 0.0, 0.0), roll)
+                    solve_quat = quaternions.multiply(pelvis_quat, about_x)
+                    solve_rotation = quaternions.to_matrix(solve_quat)
+                pelvis_pos = np.array([*xy, chain.pelvis_height(xy, solve_rotation, feet)])
                 if phase.chain_drop is not None:
                     # A plie by the closed chain: the pelvis lowered (or raised back) by a share of
                     # the height, both feet held on their spots by the legs' IK throughout.
                     drop_from, drop_to = phase.chain_drop
                     pelvis_pos[2] -= body.height * ((1.0 - a) * drop_from + a * drop_to)
-                solved = chain.solve(applied, pelvis_pos, pelvis_quat, feet)
+                solved = chain.solve(applied, pelvis_pos, solve_quat, feet)
                 w = 1.0 if chain_joined else turn
                 solved += sim.lean_offsets(lean - chain_filter, (lean_index, weights))
                 applied[chain_legs] = (1.0 - w) * chain_applied[chain_legs] + w * solved[chain_legs]

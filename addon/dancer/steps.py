@@ -55,8 +55,9 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # but fell after a grand plie, and after the left foot's change into fifth), each completes with a
 # weight shift onto the other foot and a retire after it; so do the front foot's closes from fourth
 # (the weight on the back foot) into first, third and fifth, and the changes into second from first
-# and third with either foot, from fourth with the right (front) one and from fifth with either, the
-# left one not after a plie there (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
+# and third with either foot (from third not after a plie there: PLIE_BEFORE_THE_CHANGE_FALLS), from
+# fourth with the right (front) one and from fifth with either, the left one not after a plie there
+# (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
 # other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot is
 # aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth
 # 1.0-1.3 cm, also after plies there; a weight shift and a retire hold after it; see _check_balanced
@@ -83,18 +84,66 @@ TRANSITIONS = frozenset(
 # tendu on either leg (both feet within 0.6 cm of where they stood after six; each tendu back slid
 # both 3.3 cm while the hovering knee was solved bent backwards). In third and fifth the front (right)
 # foot's tendus, the weight on the back foot (COM 5.3-6.1 cm inside over each one's last second, the
-# feet within 1.3 cm of their places after six in a row).
-# Not yet there: the back foot's tendus (in fifth its tendu front crosses the front foot and fell; in
-# third they complete, 2.2-3.3 cm inside, but the front foot's tendu after them fell: its lift swung
-# the leg across under the pelvis), and every tendu from both feet in second (the first one fell as
-# the foot came back: the weight shift leaves the supporting knee bent 46 degrees; straightened
-# first, the close fell) and fourth (the weight shift onto the back foot there leans both legs alike,
-# not the closed chain: fell 1 s in).
+# feet within 1.5 cm of their places after six in a row). In third the back (left) foot's too, the
+# weight on the front foot (2.8-3.1 cm inside; closed along the floor, see perform._aimed_give: aimed
+# below it, the front foot's tendu after them fell), but not after a plie there (see
+# BACK_FOOT_TENDU_AFTER_A_PLIE).
+# In fifth the back foot's tendus side and back too (see TENDU_BEHIND_FROM_BOTH_FEET).
+# Not yet there: the back foot's tendu front in fifth (it crosses the front foot and fell),
+# and every tendu from both feet in second (the first one fell as the foot came back: the weight
+# shift leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth
+# (the weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
+_EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 _FRONT_FOOT_TENDUS = frozenset((d, "R") for d in ("front", "side", "back"))
 TENDU_FROM_BOTH_FEET = {
-    "first_position": frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R")),
-    "third_position": _FRONT_FOOT_TENDUS,
-    "fifth_position": _FRONT_FOOT_TENDUS,
+    "first_position": _EITHER_FOOT_TENDUS,
+    "third_position": _EITHER_FOOT_TENDUS,
+    "fifth_position": _FRONT_FOOT_TENDUS | {("side", "L"), ("back", "L")},
+}
+# Where the back foot's tendus from both feet are done as the one-foot tendu after a weight shift: the
+# closed-chain shift onto the front foot leaves its knee bent 20 degrees, and the supporting leg
+# straightens under the pelvis before the free foot goes anywhere (see _off_the_floor; without it the
+# back foot's lift swung it forwards past the front foot and the dancer fell, 9.0 s into the tendu
+# back). It closes in TENDU_CLOSE_BEHIND seconds with the legs' pose blended over
+# TENDU_CLOSE_BEHIND_BLEND: the chain bends the front knee back to 20 degrees as the weight goes to the
+# middle, and in TENDU_CLOSE (pose over half a second) the feet chattered off the floor and both slid
+# 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
+# inside. Its tendu front crosses the front foot and fell (12.5 s in) either way.
+TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
+TENDU_CLOSE_BEHIND = 4.0
+TENDU_CLOSE_BEHIND_BLEND = 2.0
+# Positions where the back foot's tendus from both feet are refused after a plie, and why.
+BACK_FOOT_TENDU_AFTER_A_PLIE = {
+    "third_position": "after a plie there the back foot's closes walked the feet apart, 2.3 cm off their "
+                      "places after one tendu and 3.7 after another past two grand plies, and the grand "
+                      "plie after that fell",
+}
+# Changes of position that fell after a plie in the position they leave, and how. Into second from
+# third, either foot moving (fourth seed 28 after a change into third, and third, demi plie, second):
+# the plie by the position's angles leaves the feet 2 mm off their places, the foot landing in second
+# came down 2.5 cm past its place; the chain then pulled it in, its toes came up (the right foot off
+# the floor altogether 1.5 s after the landing) and the COM went 9 cm the other way, off the
+# supporting foot: 14.3 s after a demi plie, 15.1 with a weight shift onto the right foot between,
+# 43.7 in seed 28. (Without the plie the same change lands 2 cm past its place too and
+# holds; after a grand plie it held once.)
+PLIE_BEFORE_THE_CHANGE_FALLS = {
+    ("third_position", "second_position"): "the foot landing in second came down 2.5 cm past its place, "
+                                           "its toes came up as the closed chain pulled it in, and the "
+                                           "dancer fell off the supporting foot",
+}
+# Positions where the tendu back straight from both feet fell after a change into them, and how. In
+# first after the change from fifth: the left foot's at 14.7 s, and 21.2 after a grand plie in fifth
+# (first seed 20). The leg swings out and up (the ankle 50 cm behind and 35-45 cm up, twice) and the
+# supporting foot, set down by the change, slid 0.9-1.7 cm, its toes came off the floor and the dancer
+# fell backwards. Before the pelvis rolled to straighten the landed knee in first, the right foot's
+# fell too after the grand plie (22.6 s; first seed 39) and after the change from third that followed
+# the back foot's tendu there (28.4 s; third seed 47); they hold now, and so do the right foot's from
+# fifth and from third, but with the supporting foot sliding the same way, so every tendu back from
+# both feet after a change into first is refused. Straight from the position it holds (TENDUS).
+TENDU_BACK_AFTER_A_CHANGE_FALLS = {
+    "first_position": "the leg swings up behind, the supporting foot set down by the change slid a "
+                      "centimetre or two and its toes came up, and the dancer fell backwards (after changes "
+                      "from fifth and third)",
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
 # set down as a tendu from both feet closes, then the weight goes over), and why.
@@ -265,6 +314,17 @@ def retire_pose(base: dict[str, float]) -> dict[str, float]:
         "upper_arm.L_x": 0.35, "upper_arm.R_x": -0.35,
     })
     return pose
+
+
+# The working thigh's roll that puts its toes at the supporting knee across the body (the classical
+# retire; leg_line.LegLine.thigh_roll_at_the_knee: -0.218 at 1.65 m). retire_pose's roll holds the toes
+# 17 cm out to the side, and the leg's mass with them: the supporting leg must lean in further.
+RETIRE_AT_THE_KNEE = -0.22
+
+
+def classical_retire_pose(base: dict[str, float]) -> dict[str, float]:
+    """The retire step's pose: :func:`retire_pose` drawn in until its toes touch the supporting knee."""
+    return {**retire_pose(base), "thigh.R_x": RETIRE_AT_THE_KNEE, **_side_arm("second", "L")}
 
 
 def retire_lift_pose(base: dict[str, float]) -> dict[str, float]:
@@ -572,6 +632,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            if state.plied and (state.position, name) in PLIE_BEFORE_THE_CHANGE_FALLS:
+                raise DancerError(f"changing from {state.position} to {name} after a plie there is not "
+                                  f"balanced yet ({PLIE_BEFORE_THE_CHANGE_FALLS[state.position, name]}); "
+                                  "change before the plie")
             if state.position == "fifth_position" and moving != FRONT_FOOT and state.plied:
                 raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
                                   "after a plie there is not balanced yet (after the grand plie the feet "
@@ -617,14 +681,24 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
                           "seeded random sequences too); add a weight_shift first, or reach "
                           f"{state.position} from third or fifth")
+    if (name == "tendu_back" and state.support == "both" and state.changed
+            and state.position in TENDU_BACK_AFTER_A_CHANGE_FALLS):
+        raise DancerError(f"{name} straight from both feet after a change into {state.position} is not "
+                          f"balanced yet ({TENDU_BACK_AFTER_A_CHANGE_FALLS[state.position]}); add a "
+                          "weight_shift first for the one-foot tendu, or start the sequence there")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = ("in first_position on either foot, and with the front (right) foot in third_position "
-                     "and fifth_position")
+            where = ("in first_position and third_position on either foot, and in fifth_position with the "
+                     "front (right) foot, and to the side and back with the back (left) one")
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+        if working != FRONT_FOOT and state.plied and state.position in BACK_FOOT_TENDU_AFTER_A_PLIE:
+            raise DancerError(f"{name} on the {_word(working)} (back) foot straight from both feet after a "
+                              f"plie in {state.position} is not balanced yet "
+                              f"({BACK_FOOT_TENDU_AFTER_A_PLIE[state.position]}); before the plie it is, or "
+                              "add a weight_shift first for the one-foot tendu")
     if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
         raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
                           f"weight back onto it in {state.position} is not balanced yet "
@@ -704,12 +778,42 @@ def _upright_split(duration: float, state: State) -> tuple[float, float]:
     return (1.0 - UPRIGHT_SHARE) * duration, UPRIGHT_SHARE * duration
 
 
+# As the supporting leg comes upright the body above it carries mass towards the supporting side:
+# the trunk bends UPRIGHT_TRUNK towards it and the supporting side's arm opens to UPRIGHT_ARMS[0]
+# (the free one stays in UPRIGHT_ARMS[1]), so the COM stands over the foot with the leg nearer
+# vertical (leg_line: least tilt with the COM 2 cm inside 4.8 degrees with the arms low and the trunk
+# upright, 4.0 so; the free arm in second instead tilts it more, 5.5).
+UPRIGHT_TRUNK = float(np.radians(1.5))
+UPRIGHT_ARMS = ("second", "low")
+
+
+def _side_arm(port: str, side: str) -> dict[str, float]:
+    """The ``side`` arm's joints in ``port`` (see :func:`arms`)."""
+    return {name: value for name, value in arms(port).items() if f".{side}_" in name}
+
+
+def upright_pose(pose: dict[str, float], support: str) -> dict[str, float]:
+    """``pose`` with the upper body of the upright weight shift onto ``support`` (see UPRIGHT_TRUNK)."""
+    out = centred_pose(pose)
+    out.update(_side_arm(UPRIGHT_ARMS[0], support))
+    out.update(_side_arm(UPRIGHT_ARMS[1], other(support)))
+    # Towards the left (+y) side is a negative roll of the spine (mirror_pose flips it).
+    bend = -0.5 * UPRIGHT_TRUNK if support == "L" else 0.5 * UPRIGHT_TRUNK
+    out.update({"spine_x": bend, "chest_x": bend})
+    return out
+
+
+def centred_pose(pose: dict[str, float]) -> dict[str, float]:
+    """``pose`` with the trunk upright and the arms low, as the positions stand (back on both feet)."""
+    return {**pose, **arms("low"), "spine_x": 0.0, "chest_x": 0.0}
+
+
 def _upright(label: str, seconds: float, pose: dict[str, float], position: str, support: str) -> list[Phase]:
     """The end of a weight shift onto ``support``: the supporting leg brought upright."""
     if not seconds:
         return []
-    return [Phase(label, seconds, pose, "both", "upright:" + support, 0.5, 0.6 * seconds,
-                  closed_chain=uses_closed_chain(position))]
+    return [Phase(label, seconds, upright_pose(pose, support), "both", "upright:" + support, 0.6 * seconds,
+                  0.6 * seconds, closed_chain=uses_closed_chain(position))]
 
 
 def _support_for(name: str, side: str | None, state: State) -> tuple[str, str]:
@@ -758,9 +862,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if name == state.position and not (state.raised or state.hover):
             # Both feet are where the position put them and the weight is on one: it comes back
             # to the middle, the reverse of the weight shift.
+            centred = centred_pose(pose)
             phases.append(Phase(label, _seconds(name, seconds, {**kinds, "position": kinds["weight_shift"]}),
-                                pose, "both", "stand", 0.5, 2.0, closed_chain=chained))
-            return phases, replace(state, support="both")
+                                centred, "both", "stand", 0.5, 2.0, closed_chain=chained))
+            return phases, replace(state, support="both", pose=centred)
         support = state.support if state.support in ("L", "R") else "L"
         working = other(support)
         # Shares of the step's seconds: the weight onto the supporting foot (from both feet), the
@@ -773,8 +878,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
                                 closed_chain=chained))
-        moved = dict(pose)
-        moved.update(arms("low"))
+        moved = centred_pose(pose)
         if not (state.raised or state.hover):
             # Straight up off its spot (by IK): the position's own lift pose, written for a centred
             # pelvis, swung the foot of a wide position 24 cm across under a pelvis over the other foot.
@@ -820,6 +924,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # still lean alike (by the chain the unloaded front foot chattered on the floor and the COM
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``uses_closed_chain``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
+        # The upper body starts from the position's and ends as the upright shift poses it.
+        pose = centred_pose(pose)
+        after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
         if state.hover:
             # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
             # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
@@ -835,7 +942,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
                                 closed_chain=chained))
             phases.extend(_upright(label, upright, pose, state.position, support))
-            return phases, replace(state, support=support, hover=False, closed=True)
+            return phases, replace(state, support=support, hover=False, closed=True, pose=after)
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
@@ -846,12 +953,12 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             phases.append(Phase(label, across, pose, "both", "foot:" + support, 0.5,
                                 0.7 * across, closed_chain=chained))
             phases.extend(_upright(label, upright, pose, state.position, support))
-            return phases, replace(state, support=support, hover=False)
+            return phases, replace(state, support=support, hover=False, pose=after)
         shift, upright = _upright_split(duration, state)
         phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, min(2.0, 0.8 * shift),
                             closed_chain=chained))
         phases.extend(_upright(label, upright, pose, state.position, support))
-        return phases, replace(state, support=support, hover=False)
+        return phases, replace(state, support=support, hover=False, pose=after)
 
     if name in ("demi_plie", "grand_plie"):
         if state.support != "both" or state.releve:
@@ -913,6 +1020,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                               f"add weight_shift:{_word(support)} first")
         direction = name.split("_", 1)[1]
         roll, pitch = TENDU[direction]
+        state = replace(state, pose=centred_pose(state.pose))
+        pose = state.pose
         # The leg brushes out straight with the foot half pointed, then the foot points fully:
         # pointing early would push the toes into the floor.
         out = dict(pose)
@@ -952,8 +1061,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                                 0.27 * back_time, 0.3, keep_lean=not closing, land=closing))
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
-            phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
-                                    0.8 * TENDU_CLOSE, closed_chain=chained))
+            close, blend = TENDU_CLOSE, 0.5
+            if _behind_from_both_feet(state, working):
+                close, blend = TENDU_CLOSE_BEHIND, TENDU_CLOSE_BEHIND_BLEND
+            phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
+                                    closed_chain=chained))
             return phases_out, replace(state, closed=True)
         return phases_out, replace(state, hover=True)
 
@@ -971,7 +1083,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name == "retire":
         if state.raised:
             raise DancerError("the working leg is already in retire")
-        up = _on(pose, working, retire_pose)
+        up = _on(pose, working, classical_retire_pose)
         via = _on(up, working, retire_lift_pose)
         phases.extend(_off_the_floor(state, working, support, label,
                                      _free_lift(state, working, turnout, height)))
@@ -984,7 +1096,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name == "releve":
         if not state.raised:
             raise DancerError("releve on one foot is done in retire: add retire first")
-        up = releve_pose(pose, support)
+        # The working side's arm rises to fifth en haut: over the shoulder, its mass nearer the
+        # supporting side than held low and out (leg_line: 0.7 degrees less tilt on the ball).
+        up = {**releve_pose(pose, support), **_side_arm("high", working)}
         phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
                             toe_control=True, level_pelvis=False,
                             absorb_lean=state.position in ABSORB_ON_THE_TOE))
@@ -1115,10 +1229,17 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
     straight supporting leg (from a bent one, in second the working foot was driven into the
     floor; in third and fifth the pelvis tipped 14 degrees and the back tendu stepped onto the
     floor). Elsewhere the back foot of a crossed position lifts flat first (``_lift_first``)."""
-    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and state.support == support:
+    onto_it = state.support == support or _behind_from_both_feet(state, working)
+    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and onto_it:
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
                       0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
     return _lift_first(state, working, support, label, lifted)
+
+
+def _behind_from_both_feet(state: State, working: str) -> bool:
+    """Whether a tendu from both feet is the back foot's in a position of TENDU_BEHIND_FROM_BOTH_FEET."""
+    return (state.support == "both" and working != FRONT_FOOT
+            and state.position in TENDU_BEHIND_FROM_BOTH_FEET)
 
 
 def _crosses_the_supporting_foot(position: str, direction: str, working: str) -> bool:

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from addon.dancer.leg_line import PORTS, Form, Lean, LegLine, arm_pair, upright_point
-from addon.dancer.steps import RELEVE_ANGLE, retire_pose
+from addon.dancer.steps import RELEVE_ANGLE, classical_retire_pose, retire_pose
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +94,10 @@ def test_the_upright_point_is_inside_the_supporting_foot_by_its_margin(line):
 
 def test_the_retire_drawn_in_to_the_midline_puts_the_working_toes_at_the_supporting_knee(line):
     roll = line.thigh_roll_at_the_knee()
-    # The steps' retire holds the knee further out (its toes 17 cm beside the supporting knee).
+    # retire_pose holds the knee further out (its toes 17 cm beside the supporting knee); the retire
+    # step draws it in to here.
     assert retire_pose({})["thigh.R_x"] < roll < 0.0
+    assert classical_retire_pose({})["thigh.R_x"] == pytest.approx(roll, abs=0.005)
     sim, d = line.sim, line.sim.data
     for thigh, across in ((roll, 0.0), (retire_pose({})["thigh.R_x"], -0.17)):
         line.com("retire", Lean(arms=(("thigh.R_x", thigh),)), np.zeros(2))
