@@ -88,7 +88,8 @@ TRANSITIONS = frozenset(
 # weight on the front foot (2.8-3.1 cm inside; closed along the floor, see perform._aimed_give: aimed
 # below it, the front foot's tendu after them fell), but not after a plie there (see
 # BACK_FOOT_TENDU_AFTER_A_PLIE).
-# Not yet there: the back foot's tendus in fifth (its tendu front crosses the front foot and fell),
+# In fifth the back foot's tendus side and back too (see TENDU_BEHIND_FROM_BOTH_FEET).
+# Not yet there: the back foot's tendu front in fifth (it crosses the front foot and fell),
 # and every tendu from both feet in second (the first one fell as the foot came back: the weight
 # shift leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth
 # (the weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
@@ -97,8 +98,20 @@ _FRONT_FOOT_TENDUS = frozenset((d, "R") for d in ("front", "side", "back"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
-    "fifth_position": _FRONT_FOOT_TENDUS,
+    "fifth_position": _FRONT_FOOT_TENDUS | {("side", "L"), ("back", "L")},
 }
+# Where the back foot's tendus from both feet are done as the one-foot tendu after a weight shift: the
+# closed-chain shift onto the front foot leaves its knee bent 20 degrees, and the supporting leg
+# straightens under the pelvis before the free foot goes anywhere (see _off_the_floor; without it the
+# back foot's lift swung it forwards past the front foot and the dancer fell, 9.0 s into the tendu
+# back). It closes in TENDU_CLOSE_BEHIND seconds with the legs' pose blended over
+# TENDU_CLOSE_BEHIND_BLEND: the chain bends the front knee back to 20 degrees as the weight goes to the
+# middle, and in TENDU_CLOSE (pose over half a second) the feet chattered off the floor and both slid
+# 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
+# inside. Its tendu front crosses the front foot and fell (12.5 s in) either way.
+TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
+TENDU_CLOSE_BEHIND = 4.0
+TENDU_CLOSE_BEHIND_BLEND = 2.0
 # Positions where the back foot's tendus from both feet are refused after a plie, and why.
 BACK_FOOT_TENDU_AFTER_A_PLIE = {
     "third_position": "after a plie there the back foot's closes walked the feet apart, 2.3 cm off their "
@@ -164,8 +177,6 @@ RELEVE_ANGLE = 0.75
 RELEVE_PARTS = {"shift": 1.5, "lift": 0.5, "rise": 0.8, "down": 2.0, "back": 1.5, "rest": 0.7}
 RELEVE_START = 0.2
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
-# Smaller dancers fell in the relevé on both feet (1.1, 1.3 and 1.45 m; 1.2 m held).
-RELEVE_BOTH_MIN_HEIGHT = 1.5
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
 # the least each step takes: faster extensions throw the COM beyond what the COP can catch.
@@ -498,6 +509,8 @@ class State:
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
     plied: bool = False       # a plie was done in this position (see _check_front_foot_of_fourth)
     changed_from: str = ""    # the position a change into this one came from
+    tendu_back: bool = False  # a tendu back was done in this position
+    left_moved: bool = False  # the left foot made a change of position earlier in the sequence
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -652,17 +665,21 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
     if name == "releve" and state.support == "both":
         if state.position != "first_position":
-            raise DancerError(f"releve on both feet from {state.position} is not balanced yet (the "
-                              "feet slide as the heels rise and the dancer falls); it is in first_position")
-        if height < RELEVE_BOTH_MIN_HEIGHT:
-            raise DancerError(f"releve on both feet is balanced for dancers of {RELEVE_BOTH_MIN_HEIGHT} m "
-                              f"and taller (at {height:g} m the feet chatter as the heels rise and the "
-                              "dancer falls); the releve on one foot is: add weight_shift and retire first")
-    if name == "releve" and state.support == "both" and side is None and (state.closed or state.changed):
-        raise DancerError(f"releve on both feet after a {'change of position' if state.changed else 'tendu'} "
-                          "is not balanced yet (the foot the closed chain set down keeps its knee bent about "
-                          "10 degrees, and the rise fell after tendus front and back and after plies there); "
-                          "the releve on one foot is: add weight_shift and retire first")
+            raise DancerError(f"releve on both feet from {state.position} is not balanced yet (from "
+                              "third it ended with the COM 5.8 cm off the feet, from fourth and fifth the "
+                              "dancer fell); it is in first_position")
+    if name == "releve" and state.support == "both" and side is None and state.tendu_back:
+        # After tendus front and side, changes into first and plies it holds (the balls within 0.3-1.0
+        # cm of their places, the COM 1.5-6 cm inside the feet in its last second, 1.1 to 2.3 m).
+        raise DancerError("releve on both feet after a tendu back is not balanced yet (it ends with the "
+                          "COM 2.2-2.7 cm outside the feet for dancers of 1.7-1.8 m, and at 2.0 m the dancer "
+                          "fell); change to another position and back into first_position first, or the "
+                          "releve on one foot: add weight_shift and retire")
+    if name == "releve" and state.support == "both" and side is None and state.left_moved:
+        raise DancerError("releve on both feet after the left foot's change of position is not balanced yet "
+                          "(back in first after it the left knee bent 10 degrees as the heels rose and the "
+                          "dancer fell, also after a plie there); the releve on one foot is: add "
+                          "weight_shift and retire")
     if name.startswith("tendu_") and state.support == "both" and state.changed_from == "fourth_position":
         raise DancerError(f"{name} straight from both feet right after the change out of fourth_position is "
                           "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
@@ -676,8 +693,8 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = ("in first_position and third_position on either foot, and with the front (right) foot "
-                     "in fifth_position")
+            where = ("in first_position and third_position on either foot, and in fifth_position with the "
+                     "front (right) foot, and to the side and back with the back (left) one")
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
@@ -893,7 +910,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                             closed_chain=uses_closed_chain(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=uses_closed_chain(name), place=name))
-        return phases, State(name, target_pose, changed=True, changed_from=state.position)
+        return phases, State(name, target_pose, changed=True, changed_from=state.position,
+                             left_moved=state.left_moved or working == "L")
 
     support, working = _support_for(name, side, state)
 
@@ -1048,10 +1066,13 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                                 0.27 * back_time, 0.3, keep_lean=not closing, land=closing))
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
-            phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
-                                    0.8 * TENDU_CLOSE, closed_chain=chained))
-            return phases_out, replace(state, closed=True)
-        return phases_out, replace(state, hover=True)
+            close, blend = TENDU_CLOSE, 0.5
+            if _behind_from_both_feet(state, working):
+                close, blend = TENDU_CLOSE_BEHIND, TENDU_CLOSE_BEHIND_BLEND
+            phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
+                                    closed_chain=chained))
+            return phases_out, replace(state, closed=True, tendu_back=state.tendu_back or direction == "back")
+        return phases_out, replace(state, hover=True, tendu_back=state.tendu_back or direction == "back")
 
     if name == "pivot_quarter" and not state.releve:
         raise DancerError("pivot_quarter turns on demi-pointe on one foot: add weight_shift, retire and "
@@ -1213,10 +1234,17 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
     straight supporting leg (from a bent one, in second the working foot was driven into the
     floor; in third and fifth the pelvis tipped 14 degrees and the back tendu stepped onto the
     floor). Elsewhere the back foot of a crossed position lifts flat first (``_lift_first``)."""
-    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and state.support == support:
+    onto_it = state.support == support or _behind_from_both_feet(state, working)
+    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and onto_it:
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
                       0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
     return _lift_first(state, working, support, label, lifted)
+
+
+def _behind_from_both_feet(state: State, working: str) -> bool:
+    """Whether a tendu from both feet is the back foot's in a position of TENDU_BEHIND_FROM_BOTH_FEET."""
+    return (state.support == "both" and working != FRONT_FOOT
+            and state.position in TENDU_BEHIND_FROM_BOTH_FEET)
 
 
 def _crosses_the_supporting_foot(position: str, direction: str, working: str) -> bool:
