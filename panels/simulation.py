@@ -86,10 +86,8 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         soft = layout.box().column()
         soft.use_property_split = True
         soft.label(text="Soft Body", icon="MOD_SOFT")
-        limit = soft.row()
-        # Greyed where the bake leaves it off (it says so in its report); several meshes also do.
-        limit.active = not settings.self_collision
-        limit.prop(settings, "limit_stretch")
+        # Baking several meshes at once leaves it off (the bake's report says so).
+        soft.prop(settings, "limit_stretch")
         if settings.limit_stretch and not settings.auto_substeps:
             soft.prop(settings, "max_stretch")
         soft.prop(settings, "use_volume")

@@ -55,8 +55,9 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # but fell after a grand plie, and after the left foot's change into fifth), each completes with a
 # weight shift onto the other foot and a retire after it; so do the front foot's closes from fourth
 # (the weight on the back foot) into first, third and fifth, and the changes into second from first
-# and third with either foot, from fourth with the right (front) one and from fifth with either, the
-# left one not after a plie there (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
+# and third with either foot (from third not after a plie there: PLIE_BEFORE_THE_CHANGE_FALLS), from
+# fourth with the right (front) one and from fifth with either, the left one not after a plie there
+# (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
 # other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot is
 # aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth
 # 1.0-1.3 cm, also after plies there; a weight shift and a retire hold after it; see _check_balanced
@@ -87,7 +88,8 @@ TRANSITIONS = frozenset(
 # weight on the front foot (2.8-3.1 cm inside; closed along the floor, see perform._aimed_give: aimed
 # below it, the front foot's tendu after them fell), but not after a plie there (see
 # BACK_FOOT_TENDU_AFTER_A_PLIE).
-# Not yet there: the back foot's tendus in fifth (its tendu front crosses the front foot and fell),
+# In fifth the back foot's tendus side and back too (see TENDU_BEHIND_FROM_BOTH_FEET).
+# Not yet there: the back foot's tendu front in fifth (it crosses the front foot and fell),
 # and every tendu from both feet in second (the first one fell as the foot came back: the weight
 # shift leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth
 # (the weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
@@ -96,13 +98,52 @@ _FRONT_FOOT_TENDUS = frozenset((d, "R") for d in ("front", "side", "back"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
-    "fifth_position": _FRONT_FOOT_TENDUS,
+    "fifth_position": _FRONT_FOOT_TENDUS | {("side", "L"), ("back", "L")},
 }
+# Where the back foot's tendus from both feet are done as the one-foot tendu after a weight shift: the
+# closed-chain shift onto the front foot leaves its knee bent 20 degrees, and the supporting leg
+# straightens under the pelvis before the free foot goes anywhere (see _off_the_floor; without it the
+# back foot's lift swung it forwards past the front foot and the dancer fell, 9.0 s into the tendu
+# back). It closes in TENDU_CLOSE_BEHIND seconds with the legs' pose blended over
+# TENDU_CLOSE_BEHIND_BLEND: the chain bends the front knee back to 20 degrees as the weight goes to the
+# middle, and in TENDU_CLOSE (pose over half a second) the feet chattered off the floor and both slid
+# 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
+# inside. Its tendu front crosses the front foot and fell (12.5 s in) either way.
+TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
+TENDU_CLOSE_BEHIND = 4.0
+TENDU_CLOSE_BEHIND_BLEND = 2.0
 # Positions where the back foot's tendus from both feet are refused after a plie, and why.
 BACK_FOOT_TENDU_AFTER_A_PLIE = {
     "third_position": "after a plie there the back foot's closes walked the feet apart, 2.3 cm off their "
                       "places after one tendu and 3.7 after another past two grand plies, and the grand "
                       "plie after that fell",
+}
+# Changes of position that fell after a plie in the position they leave, and how. Into second from
+# third, either foot moving (fourth seed 28 after a change into third, and third, demi plie, second):
+# the plie by the position's angles leaves the feet 2 mm off their places, the foot landing in second
+# came down 2.5 cm past its place; the chain then pulled it in, its toes came up (the right foot off
+# the floor altogether 1.5 s after the landing) and the COM went 9 cm the other way, off the
+# supporting foot: 14.3 s after a demi plie, 15.1 with a weight shift onto the right foot between,
+# 43.7 in seed 28. (Without the plie the same change lands 2 cm past its place too and
+# holds; after a grand plie it held once.)
+PLIE_BEFORE_THE_CHANGE_FALLS = {
+    ("third_position", "second_position"): "the foot landing in second came down 2.5 cm past its place, "
+                                           "its toes came up as the closed chain pulled it in, and the "
+                                           "dancer fell off the supporting foot",
+}
+# Positions where the tendu back straight from both feet fell after a change into them, and how. In
+# first after the change from fifth: the left foot's at 14.7 s, and 21.2 after a grand plie in fifth
+# (first seed 20). The leg swings out and up (the ankle 50 cm behind and 35-45 cm up, twice) and the
+# supporting foot, set down by the change, slid 0.9-1.7 cm, its toes came off the floor and the dancer
+# fell backwards. Before the pelvis rolled to straighten the landed knee in first, the right foot's
+# fell too after the grand plie (22.6 s; first seed 39) and after the change from third that followed
+# the back foot's tendu there (28.4 s; third seed 47); they hold now, and so do the right foot's from
+# fifth and from third, but with the supporting foot sliding the same way, so every tendu back from
+# both feet after a change into first is refused. Straight from the position it holds (TENDUS).
+TENDU_BACK_AFTER_A_CHANGE_FALLS = {
+    "first_position": "the leg swings up behind, the supporting foot set down by the change slid a "
+                      "centimetre or two and its toes came up, and the dancer fell backwards (after changes "
+                      "from fifth and third)",
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
 # set down as a tendu from both feet closes, then the weight goes over), and why.
@@ -591,6 +632,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            if state.plied and (state.position, name) in PLIE_BEFORE_THE_CHANGE_FALLS:
+                raise DancerError(f"changing from {state.position} to {name} after a plie there is not "
+                                  f"balanced yet ({PLIE_BEFORE_THE_CHANGE_FALLS[state.position, name]}); "
+                                  "change before the plie")
             if state.position == "fifth_position" and moving != FRONT_FOOT and state.plied:
                 raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
                                   "after a plie there is not balanced yet (after the grand plie the feet "
@@ -636,11 +681,16 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
                           "seeded random sequences too); add a weight_shift first, or reach "
                           f"{state.position} from third or fifth")
+    if (name == "tendu_back" and state.support == "both" and state.changed
+            and state.position in TENDU_BACK_AFTER_A_CHANGE_FALLS):
+        raise DancerError(f"{name} straight from both feet after a change into {state.position} is not "
+                          f"balanced yet ({TENDU_BACK_AFTER_A_CHANGE_FALLS[state.position]}); add a "
+                          "weight_shift first for the one-foot tendu, or start the sequence there")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = ("in first_position and third_position on either foot, and with the front (right) foot "
-                     "in fifth_position")
+            where = ("in first_position and third_position on either foot, and in fifth_position with the "
+                     "front (right) foot, and to the side and back with the back (left) one")
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
@@ -1011,8 +1061,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                                 0.27 * back_time, 0.3, keep_lean=not closing, land=closing))
         if state.support == "both":
             # Closing back onto both feet: the weight returns to the middle.
-            phases_out.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5,
-                                    0.8 * TENDU_CLOSE, closed_chain=chained))
+            close, blend = TENDU_CLOSE, 0.5
+            if _behind_from_both_feet(state, working):
+                close, blend = TENDU_CLOSE_BEHIND, TENDU_CLOSE_BEHIND_BLEND
+            phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
+                                    closed_chain=chained))
             return phases_out, replace(state, closed=True)
         return phases_out, replace(state, hover=True)
 
@@ -1176,10 +1229,17 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
     straight supporting leg (from a bent one, in second the working foot was driven into the
     floor; in third and fifth the pelvis tipped 14 degrees and the back tendu stepped onto the
     floor). Elsewhere the back foot of a crossed position lifts flat first (``_lift_first``)."""
-    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and state.support == support:
+    onto_it = state.support == support or _behind_from_both_feet(state, working)
+    if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and onto_it:
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
                       0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
     return _lift_first(state, working, support, label, lifted)
+
+
+def _behind_from_both_feet(state: State, working: str) -> bool:
+    """Whether a tendu from both feet is the back foot's in a position of TENDU_BEHIND_FROM_BOTH_FEET."""
+    return (state.support == "both" and working != FRONT_FOOT
+            and state.position in TENDU_BEHIND_FROM_BOTH_FEET)
 
 
 def _crosses_the_supporting_foot(position: str, direction: str, working: str) -> bool:

@@ -176,8 +176,8 @@ class _SoftBodyProperties(_AutoSubstepProperties):
         description=(
             "At the end of every frame pull edges stretched past Max Stretch back (strain limiting, like "
             "Cloth's max stretch), so Auto Substeps needs only the substeps the motion needs: 2-7x faster "
-            "on meshes of 642 to 10,242 vertices. Meshes baked alone only: with Self Collision or several "
-            "meshes at once it stays off and the substeps keep the stretch"
+            "on meshes of 642 to 10,242 vertices. Meshes baked alone only: with several meshes at once it "
+            "stays off and the substeps keep the stretch"
         ),
         default=True,
     )

@@ -94,15 +94,21 @@ def test_cloth_like_bake_with_the_operators_defaults_keeps_impact_stretch_under_
 
 def test_the_default_jelly_bake_limits_stretch_and_says_when_it_stays_off(capsys):
     """Limit Stretch, Keep Volume and Shape Stiffness are all on by default: the jelly's frames end with
-    strain limiting (the report says in how many passes); with Self Collision the limiting cannot run,
-    and the report says so instead of leaving the box ticked in silence."""
+    strain limiting (the report says in how many passes), with Self Collision too; baked with another
+    mesh the limiting cannot run, and the report says so instead of leaving the box ticked in silence."""
     assert bpy.ops.procanim.add_softbody_demo(height=1.3) == {"FINISHED"}
+    jelly = bpy.context.active_object
     assert bpy.ops.procanim.bake_softbody(frame_count=16) == {"FINISHED"}
     report = capsys.readouterr().out
     assert "limited in" in report and "Limit Stretch is off" not in report
-    assert bpy.ops.procanim.bake_softbody(frame_count=2, self_collision=True) == {"FINISHED"}
+    assert bpy.ops.procanim.bake_softbody(frame_count=16, self_collision=True) == {"FINISHED"}
     report = capsys.readouterr().out
-    assert "Limit Stretch is off with self collision" in report
+    assert "limited in" in report and "Limit Stretch is off" not in report
+    bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=2, radius=0.3, location=(2.0, 0.0, 1.0))
+    jelly.select_set(True)
+    assert bpy.ops.procanim.bake_softbody(frame_count=2) == {"FINISHED"}
+    report = capsys.readouterr().out
+    assert "Limit Stretch is off with several bodies colliding" in report
     assert "limited in" not in report
 
 

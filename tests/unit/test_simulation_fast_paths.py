@@ -147,6 +147,37 @@ def test_self_collision_pairs_are_searched_again_only_after_moving_the_margin():
     assert world._self_pairs_near(moved) is not first
 
 
+def test_self_collision_pairs_searched_again_for_the_moving_particles_keep_every_contact():
+    """A third of the particles (a layer) sweeps through the rest in steps under the margin, all of
+    them falling alike too: the moving ones are searched again as they go, and after every step each
+    pair in contact (apart in the rest shape) is among the candidates, though no search of all is made
+    after the first."""
+    from addon.simulation import world as world_module
+
+    rng = np.random.default_rng(6)
+    points = rng.uniform(0.0, 0.4, size=(300, 3))
+    world = World(points)
+    world.add_self_collision(np.arange(len(points)), radius=0.02)
+    searches_of_all = []
+    original = world_module.close_pairs
+    world_module.close_pairs = lambda *args: searches_of_all.append(1) or original(*args)
+    try:
+        apart = np.linalg.norm(points[:, None] - points[None], axis=2) >= 0.04
+        x = points.copy()
+        for step in range(60):
+            x = x.copy()
+            x[:100, 0] += 0.006  # the layer sweeps along x, 0.36 m in all
+            x[:, 2] -= 0.02  # and everything falls alike (not a move between particles)
+            x[100:] += rng.uniform(-1, 1, size=(200, 3)) * 0.0005  # the rest jiggles
+            pairs = world._self_pairs_near(x)
+            gap = np.linalg.norm(x[:, None] - x[None], axis=2)
+            touching = {(a, b) for a, b in zip(*np.nonzero((gap < 0.04) & apart), strict=True) if a < b}
+            assert touching <= {tuple(sorted(pair)) for pair in pairs.tolist()}, step
+    finally:
+        world_module.close_pairs = original
+    assert len(searches_of_all) == 1
+
+
 def _spin_kept(monkeypatch, exact: bool, substeps: int = 10) -> float:
     """The spin a weightless 642-vertex jelly (edges, volume, shape matching 0.2) turning once a second
     about its axis keeps after a second (angular velocity after / before)."""

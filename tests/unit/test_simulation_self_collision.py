@@ -37,6 +37,7 @@ def _crumple(self_collision: bool, frames: int = 40):
         use_volume=False,
         shape_stiffness=0.0,
         auto_substeps=True,
+        limit_stretch=True,
         self_collision=self_collision,
     )
     world, _, _ = build_softbody_world([Body("sheet", vertices, triangles=triangles)], [], settings)
@@ -46,6 +47,7 @@ def _crumple(self_collision: bool, frames: int = 40):
 
 def test_a_crumpled_cloth_square_dropped_on_itself_never_self_intersects():
     world, crossings = _crumple(self_collision=True)
+    assert world.strain_limiting  # Limit Stretch holds the stretch, the substeps only the motion
     assert crossings == [0] * len(crossings)
     positions = world.positions
     assert positions[:, 2].max() < 0.4  # it did collapse onto itself (it started 1.05 m tall)
@@ -88,4 +90,16 @@ def test_close_pairs_finds_every_pair_once(count, radius):
     found = close_pairs(points, radius)
     distance = np.linalg.norm(points[:, None] - points[None], axis=2)
     expected = {(i, j) for i, j in zip(*np.nonzero(distance < radius), strict=True) if i < j}
+    assert {tuple(p) for p in found.tolist()} == expected and len(found) == len(expected)
+
+
+def test_pairs_near_finds_every_pair_of_the_queried_points():
+    from addon.simulation.spatial_hash import pairs_near
+
+    points = np.random.default_rng(5).uniform(0, 1, (400, 3))
+    queries = np.array([3, 17, 18, 250, 399])
+    found = pairs_near(points, queries, 0.12)
+    distance = np.linalg.norm(points[:, None] - points[None], axis=2)
+    near = {q: np.flatnonzero(distance[q] < 0.12).tolist() for q in queries.tolist()}
+    expected = {(q, j) for q, others in near.items() for j in others if j != q}
     assert {tuple(p) for p in found.tolist()} == expected and len(found) == len(expected)

@@ -190,10 +190,11 @@ def test_free_fall_is_untouched_and_the_ground_holds_during_the_passes():
     assert limited.positions[:, 2].min() == pytest.approx(0.02)
 
 
-def test_strain_limiting_is_left_to_the_substeps_with_particle_contacts_only():
-    """Self collision and contacts between bodies undo the limiting on the next frame's substeps
-    (tried: a self-colliding ball crossed itself, two balls sank into each other): such worlds keep
-    their stretch by substeps. Volume and shape matching limit (their energy held, see below)."""
+def test_strain_limiting_is_left_to_the_substeps_with_contacts_between_bodies_only():
+    """Contacts between bodies undo the limiting on the next frame's substeps (tried: two balls sank
+    into each other): such worlds keep their stretch by substeps. Self collision limits (its pairs
+    pushed apart after the limiting, see test_simulation_self_collision), and so do volume and shape
+    matching (their energy held, see below)."""
     vertices, triangles = icosphere(1, 0.5)
     edges = triangle_edges(triangles)
 
@@ -214,9 +215,9 @@ def test_strain_limiting_is_left_to_the_substeps_with_particle_contacts_only():
     two_bodies.add_particle_collisions(0.02, groups=np.arange(len(vertices)) % 2)
     one_body = world()  # one label: nothing to collide with, the limiting stays
     one_body.add_particle_collisions(0.02, groups=np.zeros(len(vertices), np.int64))
-    assert not any(w.strain_limiting for w in (with_self, two_bodies))
-    assert with_self.strain_limiting_blockers() == ["self collision"]
-    assert all(w.strain_limiting for w in (with_volume, with_shape, one_body))
+    assert not two_bodies.strain_limiting
+    assert two_bodies.strain_limiting_blockers() == ["several bodies colliding"]
+    assert all(w.strain_limiting for w in (with_volume, with_shape, one_body, with_self))
     off = world()
     off.limit_strain(0.0)
     assert not off.strain_limiting
@@ -352,10 +353,12 @@ def test_a_bake_that_asked_for_limit_stretch_says_when_it_is_off_and_why():
     world, _, notes = build_softbody_world([ball], [], jelly)
     assert world.strain_limiting and world.compression_limit == 0.25
     assert not [note for note in notes if "Limit Stretch" in note]
-    crumpling = replace(cloth_like, self_collision=True)
-    world, _, notes = build_softbody_world([ball], [], crumpling)
+    world, _, notes = build_softbody_world([ball], [], replace(cloth_like, self_collision=True))
+    assert world.strain_limiting and not [note for note in notes if "Limit Stretch" in note]
+    apart = Body("Other", vertices + [2.0, 0.0, 1.0], triangles=triangles)
+    world, _, notes = build_softbody_world([ball, apart], [], cloth_like)
     assert not world.strain_limiting
-    assert "Limit Stretch is off with self collision: the substeps keep the stretch" in notes
+    assert "Limit Stretch is off with several bodies colliding: the substeps keep the stretch" in notes
 
 
 def test_only_rigid_jellies_hold_their_energy():
