@@ -972,7 +972,7 @@ def perform_steps(
                 last_cop = phase_target + rotate @ (last_cop - phase_target)
                 prev_target = phase_target + rotate @ (prev_target - phase_target)
                 stand_target = phase_target + rotate @ (stand_target - phase_target)
-            sim.apply(applied)
+            sim.apply(applied, fine=stance_jacobian is not None)
             last_applied = applied
             meas = sim.measure()
             tick += 1

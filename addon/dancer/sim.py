@@ -18,6 +18,7 @@ the pelvis stays level (section 4.1).
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +33,11 @@ from .support import convex_hull
 
 CONTROL_DT = 0.01
 CONTACT_BODIES = ("foot.L", "toe.L", "foot.R", "toe.R")
+# On the balls of both feet a control tick is integrated in this many times as many steps: at the
+# model's step the damped ankle and toe actuators and the balls' contacts went unstable together
+# (more actuator damping made it worse, halving the step cured it), both feet hopped off the floor
+# for 2 ticks in 7 as the heels rose and came down, and each landing slid the balls back.
+FINE_STEPS = 2
 
 
 @dataclass
@@ -116,6 +122,7 @@ class DancerSim:
         self.steps_per_tick = max(1, int(round(CONTROL_DT / m.opt.timestep)))
         self.targets = np.zeros(len(body.joints))
         self.rest_com_height = 0.0
+        self._fine = None  # the model with a shorter step, for :meth:`apply`'s fine ticks
 
     # -- posing --------------------------------------------------------------------------------
 
@@ -213,9 +220,18 @@ class DancerSim:
 
     # -- acting --------------------------------------------------------------------------------
 
-    def apply(self, targets: NDArray[np.float64]) -> None:
+    def apply(self, targets: NDArray[np.float64], fine: bool = False) -> None:
+        """Drive the muscles to ``targets`` for one control tick; ``fine`` in :data:`FINE_STEPS` times
+        as many, shorter steps."""
         self.data.ctrl[:] = targets
-        self.mj.mj_step(self.model, self.data, nstep=self.steps_per_tick)
+        if fine:
+            if self._fine is None:
+                # Its own copy of the (shared, never modified) model with the shorter step.
+                self._fine = copy.copy(self.model)
+                self._fine.opt.timestep = self.model.opt.timestep / FINE_STEPS
+            self.mj.mj_step(self._fine, self.data, nstep=FINE_STEPS * self.steps_per_tick)
+        else:
+            self.mj.mj_step(self.model, self.data, nstep=self.steps_per_tick)
 
     def lean_weights(self, weights: dict[str, float]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """Joint indices and weights for :meth:`lean_offsets`, resolved once per phase."""

@@ -210,6 +210,31 @@ def is_closed_surface(triangles: ArrayLike) -> bool:
     return all((b, a) in forward for a, b in forward)
 
 
+def solid_inertia(
+    vertices: ArrayLike, triangles: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """``(centroid, inertia per unit mass (3, 3) about it)`` of the uniform solid a closed triangle
+    surface encloses (signed tetrahedra from a point inside the mesh's bounds to every triangle, so
+    either winding works); None for an open or flat surface, which encloses no solid."""
+    v = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
+    tri = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if not is_closed_surface(tri):
+        return None
+    origin = v.mean(axis=0)  # tetrahedra from near the body: less cancellation than from the world's origin
+    a, b, c = (v[tri[:, k]] - origin for k in range(3))
+    volumes = np.einsum("ij,ij->i", np.cross(a, b), c) / 6.0
+    volume = volumes.sum()
+    if not abs(volume) > 1e-9 * float(np.ptp(v, axis=0).max()) ** 3:
+        return None
+    corners = a + b + c
+    centroid = (volumes @ corners) / (4.0 * volume)
+    # A tetrahedron (0, a, b, c) of volume V has the second moment V / 20 (a a' + b b' + c c' + s s'),
+    # s = a + b + c; summed, then moved to the centroid.
+    outer = sum(np.einsum("k,ki,kj->ij", volumes, x, x) for x in (a, b, c, corners)) / 20.0
+    second = outer / volume - np.outer(centroid, centroid)
+    return centroid + origin, np.trace(second) * np.eye(3) - second
+
+
 def one_ring_clusters(vertex_count: int, edges: ArrayLike) -> list[NDArray[np.int64]]:
     """For every vertex, itself plus its edge neighbours (Müller's overlapping region clusters)."""
     e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
@@ -444,6 +469,17 @@ def _thickness(vertices: NDArray[np.float64]) -> float:
     return float(np.ptp(centred @ axes[-1]))
 
 
+def _solid_inertia_about(body: Body, point: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per unit mass, the inertia of the solid ``body`` encloses about ``point`` (its samples' centroid,
+    which a sampled surface puts off the solid's a little); NaN for a body that encloses none."""
+    solid = solid_inertia(body.vertices, body.triangles)
+    if solid is None:
+        return np.full((3, 3), np.nan)
+    centroid, inertia = solid
+    offset = point - centroid
+    return inertia + offset @ offset * np.eye(3) - np.outer(offset, offset)
+
+
 def build_rigid_world(
     bodies: Sequence[Body], colliders: Sequence[ColliderSurface], settings: SimulationSettings
 ) -> tuple[World, list[NDArray[np.float64]], NDArray[np.int64]]:
@@ -477,7 +513,14 @@ def build_rigid_world(
         static_friction=settings.static_friction,
     )
     surface_normals = np.concatenate([normals for _, normals in sampled])
-    world.enable_rigid_contacts(surface_normals, sequential=settings.rigid_contacts == "sequential")
+    world.enable_rigid_contacts(
+        surface_normals,
+        sequential=settings.rigid_contacts == "sequential",
+        solid_inertia=[
+            _solid_inertia_about(body, points.mean(axis=0))
+            for body, points in zip(bodies, samples, strict=True)
+        ],
+    )
     if settings.rolling_resistance > 0:
         world.set_rolling_resistance(settings.rolling_resistance)
     if settings.sleep_speed > 0:

@@ -82,7 +82,7 @@ def _cli_simulate(args, context) -> None:
     if args.limit_stretch is not None:
         settings.limit_stretch = args.limit_stretch
     settings.solver = args.solver
-    for key in ("friction", "static_friction", "particle_radius", "rolling_resistance"):
+    for key in ("friction", "static_friction", "particle_radius"):
         if getattr(args, key) is not None:
             setattr(settings, key, getattr(args, key))
     shared = {key: getattr(settings, key) for key in _SolverProperties.__annotations__}
@@ -97,6 +97,8 @@ def _cli_simulate(args, context) -> None:
             settings.pour_interval = args.pour_interval
         if args.contacts is not None:
             settings.rigid_contacts = args.contacts.upper()
+        if args.rolling_resistance is not None:  # after the demo too: a pour sets its own
+            settings.rolling_resistance = args.rolling_resistance
         keys = ("static_friction", "pour_interval", "rigid_contacts", "rolling_resistance")
         pile = {key: getattr(settings, key) for key in keys}
         call_operator("procanim.bake_rigid_pile", **shared, **automatic, **pile)

@@ -111,6 +111,11 @@ ARRANGEMENTS = (
 )
 # Frames between two cubes of a pour: each has fallen about its own size before the next one follows.
 DEMO_POUR_INTERVAL = 4
+# A pour's contacts: Sequential with this Rolling Resistance heaps 50 cubes at friction 0.5 at 23-28 deg
+# (arctan 0.5: 26.6); Body Fit's heap does not follow the friction, and Sequential without rolling
+# resistance lets cubes roll off into a layer (5-8 deg); see tests/unit/test_simulation_heap_pour.py.
+DEMO_POUR_CONTACTS = "SEQUENTIAL"
+DEMO_ROLLING_RESISTANCE = 0.3
 
 
 class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
@@ -169,6 +174,8 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             # The sidebar's Bake Rigid Pile button then pours them (one every few frames, lowest first).
             settings = context.scene.procanim.simulation
             settings.pour_interval = DEMO_POUR_INTERVAL
+            settings.rigid_contacts = DEMO_POUR_CONTACTS
+            settings.rolling_resistance = DEMO_ROLLING_RESISTANCE
             # Each cube also waits until the one before has cleared the spout: up to four intervals
             # apiece (46 of 50 cubes had left after 700 frames), then six seconds to settle (the last
             # ones still slid and toppled three seconds after leaving).

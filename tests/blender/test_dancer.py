@@ -265,11 +265,12 @@ def test_panel_draws_the_step_list(ext):
 def test_unbalanced_steps_bake_only_when_asked_and_report_the_fall(dancer):
     assert bpy.ops.procanim.add_dancer() == {"FINISHED"}
     with pytest.raises(RuntimeError, match="not balanced yet"):
-        bpy.ops.procanim.bake_balance(sequence="second_position@0.5,releve@7")
-    assert bpy.ops.procanim.bake_balance(sequence="second_position@0.5,releve@7",
+        bpy.ops.procanim.bake_balance(sequence="fourth_position@0.5,releve@7")
+    assert bpy.ops.procanim.bake_balance(sequence="fourth_position@0.5,releve@7",
                                          allow_unbalanced=True) == {"FINISHED"}
-    assert bpy.context.active_object[dancer.DANCER_KEY + "_sequence"] == "second_position@0.5,releve@7"
-    # From second position the feet slide as the heels rise and the dancer falls: the bake ends at
-    # the fall, before the 7.5 s of the sequence.
+    assert bpy.context.active_object[dancer.DANCER_KEY + "_sequence"] == "fourth_position@0.5,releve@7"
+    # From fourth position the dancer falls as the weight goes onto the balls (1.5 s in; from second
+    # the relevé holds since its ticks are integrated finer): the bake ends at the fall, before the
+    # 7.5 s of the sequence.
     scene = bpy.context.scene
     assert scene.frame_end - scene.frame_start < int(7.5 * scene.render.fps / scene.render.fps_base)

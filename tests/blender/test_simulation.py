@@ -237,6 +237,8 @@ def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_setti
     assert bpy.ops.procanim.add_rigid_pile_demo(count=3, size=0.3) == {"FINISHED"}
     settings = bpy.context.scene.procanim.simulation
     assert settings.pour_interval > 0  # the demo prepared the sidebar's Bake Rigid Pile for a pour
+    # with the contacts that heap at the friction's angle (tests/unit/test_simulation_heap_pour.py)
+    assert settings.rigid_contacts == "SEQUENTIAL" and settings.rolling_resistance == pytest.approx(0.3)
     cubes = sorted(bpy.context.selected_objects, key=lambda o: o.matrix_world[2][3])  # lowest first
     spout = max(c.matrix_world[2][3] for c in cubes)
     overrides = {
