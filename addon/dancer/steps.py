@@ -457,7 +457,7 @@ class Phase:
 
     ``stance`` is 'both', 'L' or 'R' (the feet the balance leans on); ``target`` is 'hold' (where
     the COM is), 'keep' (the previous phase's target), 'stand' (where the dancer stood still
-    in the sequence's first position), 'both' (middle of the feet), 'foot' or 'toe' (of the
+    in the sequence's first position), 'both' (middle of the feet), 'foot', 'toe' or 'ball' (of the
     stance side).
     """
 
@@ -1107,7 +1107,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The working side's arm rises to fifth en haut: over the shoulder, its mass nearer the
         # supporting side than held low and out (leg_line: 0.7 degrees less tilt on the ball).
         up = {**releve_pose(pose, support), **_side_arm("high", working)}
-        phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
+        phases.append(Phase(label, duration, up, support, "ball:" + support, 2.2, 1.2, pose_delay=1.5,
                             toe_control=True, level_pelvis=False,
                             absorb_lean=state.position in ABSORB_ON_THE_TOE))
         return phases, replace(state, releve=True, pose=up)
