@@ -400,8 +400,11 @@ PLIE_SETTLE = 1.5
 # angles walked the crossed feet 0.5-2.4 cm (the right ankle 3.4-4.4 cm off its place after three
 # grand plies) and the next plie fell (seeded random sequences 1 and 5 from fifth); by the chain
 # they move 0.1-0.4 cm a plie after the first, and the same plies hold 6-7 cm inside the polygon.
-# (Solved once for the pelvis going straight down, as after a change, fifth's grand plie fell.)
-PLIE_BY_CHAIN = ("fifth_position",)
+# (Solved once for the pelvis going straight down, as after a change, fifth's grand plie fell.) In
+# third the same: between the front foot's tendus from both feet its plies walked the feet 1.3-1.5 cm
+# apart each (9.5 cm after five; third seed 14 of a sweep fell in its fourth grand plie); by the chain
+# they stay within 0.9 cm.
+PLIE_BY_CHAIN = ("third_position", "fifth_position")
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
 # Share of a change's seconds (against 0.5 up, 1 carried, 1.75 the weight to the middle, and 2 onto the
@@ -454,7 +457,7 @@ class Phase:
 
     ``stance`` is 'both', 'L' or 'R' (the feet the balance leans on); ``target`` is 'hold' (where
     the COM is), 'keep' (the previous phase's target), 'stand' (where the dancer stood still
-    in the sequence's first position), 'both' (middle of the feet), 'foot' or 'toe' (of the
+    in the sequence's first position), 'both' (middle of the feet), 'foot', 'toe' or 'ball' (of the
     stance side).
     """
 
@@ -1113,7 +1116,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The working side's arm rises to fifth en haut: over the shoulder, its mass nearer the
         # supporting side than held low and out (leg_line: 0.7 degrees less tilt on the ball).
         up = {**releve_pose(pose, support), **_side_arm("high", working)}
-        phases.append(Phase(label, duration, up, support, "toe:" + support, 2.2, 1.2, pose_delay=1.5,
+        phases.append(Phase(label, duration, up, support, "ball:" + support, 2.2, 1.2, pose_delay=1.5,
                             toe_control=True, level_pelvis=False,
                             absorb_lean=state.position in ABSORB_ON_THE_TOE))
         return phases, replace(state, releve=True, pose=up)

@@ -898,12 +898,13 @@ def _tilt_at_the_ends(run, steps=("weight_shift", "retire", "releve")):
 def test_the_classical_upper_body_and_retire_bring_the_supporting_leg_nearer_vertical(show, chain):
     # The upright weight shift with the supporting side's arm in second and the trunk bent towards
     # it, the retire drawn in until the working toes touch the supporting knee (that arm still in
-    # second), the working side's arm en haut on the toe. Measured in the paper's sequence 4.5, 7.9 and
-    # 8.4 degrees at the ends of the weight shift, the retire and the releve (5.4, 9.5 and 10.6 with
-    # the arms low and the retire's knee out), after every extension on either leg 4.5, 8.0 and 8.8.
+    # second), the working side's arm en haut on the toe and the COM 1 cm in from the middle of the
+    # ball. Measured in the paper's sequence 4.5, 7.9 and 7.7 degrees at the ends of the weight shift,
+    # the retire and the releve (5.4, 9.5 and 10.6 with the arms low, the retire's knee out and the COM
+    # over the middle of the ball), after every extension on either leg 4.5, 8.0 and 8.1.
     for run in (show, chain):
         ends = _tilt_at_the_ends(run)
-        assert ends["weight_shift"] < 5.0 and ends["retire"] < 8.5 and ends["releve"] < 9.0, ends
+        assert ends["weight_shift"] < 5.0 and ends["retire"] < 8.5 and ends["releve"] < 8.5, ends
     # The working toes at the supporting knee: level with it (a few centimetres below) and just
     # behind, the retire's thigh drawn in from 17 cm out to the side.
     _, _, end = show.phase_times[2]
@@ -922,7 +923,7 @@ def test_the_classical_upper_body_and_retire_bring_the_supporting_leg_nearer_ver
     "towards the supporting side and up to 5 forward, free hip 3 degrees up, the retire drawn in to "
     "the knee, every pair of arm positions) the least tilt on the steps' demi-pointe is 4.7 degrees "
     "with the COM on the edge of the ball's polygon, and on any demi-pointe up to 80 degrees 2.2 "
-    "with it 1 cm inside (test_dancer_leg_line); measured 8.4-8.8 on the toe and 4.5 after the weight "
+    "with it 1 cm inside (test_dancer_leg_line); measured 7.7-8.1 on the toe and 4.5 after the weight "
     "shift (supporting arm in second, trunk 1.5 degrees to it; within the form, level pelvis: least "
     "3.1 with the COM 2 cm inside, 2.2 at 1 cm)"))
 def test_the_supporting_leg_ends_within_two_degrees_of_vertical_after_each_weight_shift_and_releve(chain):
