@@ -11,8 +11,8 @@ from addon.dancer.sim import DancerSim  # noqa: E402
 from addon.dancer.steps import position_pose  # noqa: E402
 
 
-@pytest.mark.parametrize("position", ["first_position", "second_position", "fifth_position"])
-def test_both_feet_stay_on_their_spots_as_the_pelvis_goes_over_one(position):
+def _standing(position: str):
+    """A dancer standing in ``position``, a closed chain on a model of its own, and each foot's spot."""
     body = build_body(1.65, 55.0, "female")
     sim = DancerSim(body)
     sim.set_angles(position_pose(position))
@@ -22,6 +22,12 @@ def test_both_feet_stay_on_their_spots_as_the_pelvis_goes_over_one(position):
     for s in ("L", "R"):
         foot = sim.body_ids[f"foot.{s}"]
         spots[s] = (sim.data.xpos[foot].copy(), level_frame(sim.data.xmat[foot].reshape(3, 3)))
+    return sim, chain, spots
+
+
+@pytest.mark.parametrize("position", ["first_position", "second_position", "fifth_position"])
+def test_both_feet_stay_on_their_spots_as_the_pelvis_goes_over_one(position):
+    sim, chain, spots = _standing(position)
     start = sim.data.qpos[0:3].copy()
     level = np.array([1.0, 0.0, 0.0, 0.0])
     knees = [sim.index["shin.L_y"], sim.index["shin.R_y"]]
@@ -49,15 +55,7 @@ def test_both_feet_stay_on_their_spots_as_the_pelvis_goes_over_one(position):
 
 
 def test_the_roll_from_each_legs_height_stands_both_legs_straight():
-    body = build_body(1.65, 55.0, "female")
-    sim = DancerSim(body)
-    sim.set_angles(position_pose("first_position"))
-    sim.place()
-    chain = ClosedChain(DancerSim(body))
-    spots = {}
-    for s in ("L", "R"):
-        foot = sim.body_ids[f"foot.{s}"]
-        spots[s] = (sim.data.xpos[foot].copy(), level_frame(sim.data.xmat[foot].reshape(3, 3)))
+    sim, chain, spots = _standing("first_position")
     # The right foot set down 6 mm nearer the pelvis than it stood (a landing a little off its place).
     spots["R"] = (spots["R"][0] + np.array([0.0, 0.0, 0.006]), spots["R"][1])
     xy = sim.data.qpos[0:2].copy()
