@@ -791,7 +791,6 @@ class RigidContacts:
         push_a, push_b = solved["push"]
         ease, pushed = solved["ease"], solved["pushed"]
         bounds = solved["bounds"]
-
         for _ in range(_VELOCITY_SWEEPS):
             for k in range(len(bounds) - 1):
                 s = slice(bounds[k], bounds[k + 1])
