@@ -88,6 +88,7 @@ class Performance:
     rest position of that joint. Bones not listed (head, hands) stay in their rest pose.
     ``phase_times`` has one ``(step, start, end)`` per step of the sequence; ``supports`` the
     stance of each tick ('both', 'L' or 'R'); ``joint_positions[body]`` (T, 3) world joint positions.
+    ``key_times`` has the end of each step's defining pose (a tendu's point, an extension).
     """
 
     sequence: tuple[str, ...]
@@ -108,6 +109,8 @@ class Performance:
     supports: list[str] = field(default_factory=list)
     joint_positions: dict[str, NDArray[np.float64]] = field(default_factory=dict)
     key_times: list[tuple[str, float]] = field(default_factory=list)
+    # Per side, (T, 3): the point under the tip of the toes (see :func:`toe_tip`), per tick.
+    toe_tips: dict[str, NDArray[np.float64]] = field(default_factory=dict)
 
     def leg_tilt(self, side: str) -> NDArray[np.float64]:
         """Degrees between the ``side`` leg (hip joint to ankle joint) and the vertical, per tick."""
@@ -338,6 +341,141 @@ def _carry(scratch: DancerSim, qpos: NDArray[np.float64], support: str, side: st
             out[scratch.index[name]] = value
         out[scratch.index[f"toe.{side}_y"]] = 0.0
     return end, via
+
+
+# A battement tendu: the working toes slide out along the floor, the heel and then the ball rising
+# as the foot points, to where the straight leg with the foot fully pointed just reaches the floor
+# (:func:`tendu_distance`), and slide back. The leg's joints come from IK on the toe tip every
+# tick, from the body as it stands, so the toes follow the floor however the balance moves the pelvis.
+TENDU_SKIM = 0.004  # m: the toe tip's aim above the floor as it slides
+TENDU_REACH = 0.97  # of the straight leg and pointed foot's length: how far out the toes go
+TENDU_HEIGHT_FILTER = 0.2  # s: how fast the aim's height corrects the toes' measured height
+TENDU_HEIGHT_LIMIT = 0.05  # m: the most the toes are aimed above TENDU_SKIM (never below it)
+TENDU_DAMPING_LEAD = 0.06  # s: the muscles' damping over stiffness (model.py: kv = 0.06 kp)
+TENDU_KNEE_SPEED = 1.0  # rad/s: the fastest the working knee straightens in a tendu
+TENDU_HEEL_CLEAR = 0.005  # m: the least the heel stays above the toes' aim (the tip touches first)
+
+
+def toe_tip(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
+    """The ``side`` toe body and the point in its frame under the tip of the toes (where the sole
+    of the pointed foot's tip touches the floor): between the two foremost contacts, a contact
+    radius below them."""
+    m = sim.model
+    toe = sim.body_ids[f"toe.{side}"]
+    local = m.geom_pos[m.geom_bodyid == toe]
+    tips = local[np.argsort(local[:, 0])[-2:]]
+    return toe, tips.mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
+
+
+def pointed_leg(sim: DancerSim, side: str) -> tuple[float, float]:
+    """(leg, foot): the ``side`` hip joint to ankle joint with the knee straight, and the ankle to
+    the toe tip's sole (:func:`toe_tip`) with the toes in line with the foot."""
+    m = sim.model
+    foot = sim.body_ids[f"foot.{side}"]
+    toe, tip = toe_tip(sim, side)
+    leg = float(np.linalg.norm(m.body_pos[sim.body_ids[f"shin.{side}"]]) + np.linalg.norm(m.body_pos[foot]))
+    return leg, float(np.linalg.norm(m.body_pos[toe] + tip))
+
+
+def tendu_distance(hip_height: float, leg: float, foot: float, reach: float = TENDU_REACH) -> float:
+    """How far (horizontally, from under the hip joint) the toe tip of a straight leg ``leg`` long
+    with a foot pointed ``foot`` long touches the floor from a hip ``hip_height`` up, the line from
+    the hip to the tip ``reach`` of their sum: ``sqrt((reach (leg + foot))^2 - hip_height^2)``."""
+    return float(np.sqrt(max((reach * (leg + foot)) ** 2 - hip_height ** 2, 0.0)))
+
+
+def _slide_goal(start: NDArray[np.float64], direction: NDArray[np.float64], hip: NDArray[np.float64],
+                distance: float) -> float:
+    """How far along ``direction`` (unit, x y) from ``start`` the floor point ``distance`` from the
+    hip's foot point lies (the nearest point of the line if none is)."""
+    along = float(direction @ (hip[:2] - start))
+    rest = float(np.sum((hip[:2] - start) ** 2)) - distance ** 2
+    return along + float(np.sqrt(max(along ** 2 - rest, 0.0)))
+
+
+def _heel(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
+    """The ``side`` foot body and the point in its frame under the back of the heel."""
+    m = sim.model
+    foot = sim.body_ids[f"foot.{side}"]
+    local = m.geom_pos[m.geom_bodyid == foot]
+    back = local[np.argsort(local[:, 0])[:2]]
+    return foot, back.mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
+
+
+def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDArray[np.float64],
+             iterations: int = 12) -> dict[str, float]:
+    """The ``side`` leg's angles that put the toe tip at ``goal`` with both its tip contacts level, the
+    other joints as in ``qpos``: the hip's pitch and roll and the ankle's pointing and roll, the knee
+    as in ``qpos``; where the heel would then come within TENDU_HEEL_CLEAR of the floor, the knee too,
+    bent just enough to keep it there (damped least squares on MuJoCo's Jacobians)."""
+    mj, m, d = scratch.mj, scratch.model, scratch.data
+    names = [f"thigh.{side}_x", f"thigh.{side}_y", f"foot.{side}_y", f"foot.{side}_x", f"shin.{side}_y"]
+    index = [scratch.index[n] for n in names]
+    dofs, qadr = scratch.dadr[index], scratch.qadr[index]
+    toe = scratch.body_ids[f"toe.{side}"]
+    ids = np.nonzero(m.geom_bodyid == toe)[0]
+    tips = m.geom_pos[ids[np.argsort(m.geom_pos[ids, 0])[-2:]]]
+    tips[:, 2] -= scratch.body.contact_radius
+    foot, heel = _heel(scratch, side)
+    jacs = [np.zeros((3, m.nv)) for _ in range(3)]
+    d.qpos[:] = qpos
+    for rows in (4, 5):
+        for _ in range(iterations):
+            mj.mj_kinematics(m, d)
+            mj.mj_comPos(m, d)
+            rotation = d.xmat[toe].reshape(3, 3)
+            points = [d.xpos[toe] + rotation @ tip for tip in tips]
+            under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
+            for jac, point in zip(jacs[:2], points, strict=True):
+                mj.mj_jac(m, d, jac, None, point, toe)
+            jac = np.vstack([0.5 * (jacs[0] + jacs[1]), jacs[0][2] - jacs[1][2]])[:, dofs[:rows]]
+            error = np.append(goal - 0.5 * (points[0] + points[1]), points[1][2] - points[0][2])
+            if rows == 5:
+                mj.mj_jac(m, d, jacs[2], None, under, foot)
+                jac = np.vstack([jac, jacs[2][2, dofs]])
+                error = np.append(error, goal[2] + TENDU_HEEL_CLEAR - under[2])
+            if np.abs(error).max() < 1e-4:
+                break
+            step = np.linalg.solve(jac.T @ jac + 1e-3 * np.eye(rows), jac.T @ error)
+            d.qpos[qadr[:rows]] += np.clip(step, -0.05, 0.05)
+            d.qpos[qadr[4]] = max(d.qpos[qadr[4]], KNEE_HAIR)
+        mj.mj_kinematics(m, d)
+        under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
+        if under[2] >= goal[2] + TENDU_HEEL_CLEAR - 1e-4:
+            break
+    return {name: float(d.qpos[a]) for name, a in zip(names, qadr, strict=True)}
+
+
+def _toe_point(sim: DancerSim, side: str) -> NDArray[np.float64]:
+    toe, tip = toe_tip(sim, side)
+    return sim.data.xpos[toe] + sim.data.xmat[toe].reshape(3, 3) @ tip
+
+
+def _held_against_gravity(scratch: DancerSim, qpos: NDArray[np.float64], mask: NDArray[np.bool_],
+                          ) -> NDArray[np.float64]:
+    """Per joint (``mask``ed, zero elsewhere), how far past its angle in ``qpos`` a muscle's target
+    must be for the muscle to hold that angle against gravity (its spring's stretch under the load)."""
+    mj, m, d = scratch.mj, scratch.model, scratch.data
+    d.qpos[:] = qpos
+    d.qvel[:] = 0.0
+    mj.mj_kinematics(m, d)
+    mj.mj_comPos(m, d)
+    mj.mj_comVel(m, d)
+    bias = np.zeros(m.nv)
+    mj.mj_rne(m, d, 0, bias)
+    out = np.zeros(len(scratch.jid))
+    # One position actuator per joint, in the joints' order (model._mjcf).
+    out[mask] = bias[scratch.dadr[mask]] / m.actuator_gainprm[mask, 0]
+    return out
+
+
+def _toe_lowest(sim: DancerSim, side: str) -> float:
+    """Height above the floor of the lower of the ``side`` toes' two tip contacts (their undersides)."""
+    m, d = sim.model, sim.data
+    toe = sim.body_ids[f"toe.{side}"]
+    ids = np.nonzero(m.geom_bodyid == toe)[0]
+    tips = ids[np.argsort(m.geom_pos[ids, 0])[-2:]]
+    return float(d.geom_xpos[tips, 2].min()) - sim.body.contact_radius
 
 
 def _swivel(sim: DancerSim, about: NDArray[np.float64], angle: float) -> None:
@@ -719,6 +857,25 @@ def perform_steps(
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
                     pose_vec[sim.index[f"toe.{side}_y"]] = 0.0
+        slider = None
+        if phase.slide:
+            # The tendu's toe tip slides from where it is now (out) or back to where it started.
+            side = other(stance[0])
+            if not phase.slide_back:
+                forward = sim.data.xmat[sim.root].reshape(3, 3)[:2, 0]
+                forward = forward / max(float(np.hypot(*forward)), 1e-9)
+                outward = np.array([forward[1], -forward[0]]) * (1.0 if side == "R" else -1.0)
+                way = {"front": forward, "side": outward, "back": -forward}[phase.slide]
+                knee = sim.qadr[sim.index[f"shin.{side}_y"]]
+                slide_from = (_toe_point(sim, side)[:2].copy(), way)
+                slide_lift = 0.0
+                slide_knee = float(sim.data.qpos[knee])
+            slider = (side, [sim.index[f"{n}.{side}_{a}"] for n, a in (("thigh", "x"), ("thigh", "y"),
+                                                                       ("foot", "y"), ("foot", "x"),
+                                                                       ("shin", "y"))],
+                      sim.index[f"shin.{side}_y"], pointed_leg(sim, side), leg_mask(side))
+            slide_warm = sim.data.qpos[sim.qadr[slider[1]]].copy()
+            slide_last = None
         if phase.sink:
             # The legs' angles for the pelvis lowered from where the previous pose stands it.
             planned = sim.data.qpos.copy()
@@ -863,6 +1020,53 @@ def perform_steps(
                 if trim:
                     offsets += sim.lean_offsets(np.array([trim, 0.0]), trim_weights[side])
             applied = base_now + offsets
+            if slider is not None:
+                side, aimed, knee, lengths, mask = slider
+                raw = (t_local - phase.pose_delay) / phase.pose_blend
+                extent = 1.0 - _smooth(raw) if phase.slide_back else _smooth(raw)
+                start, way = slide_from
+                hip = sim.data.xpos[sim.body_ids[f"thigh.{side}"]]
+                along = _slide_goal(start, way, hip, tendu_distance(hip[2], *lengths))
+                goal = np.array([*(start + extent * along * way), TENDU_SKIM])
+                # The leg does not follow its targets exactly (the pelvis moves under it): the aim's
+                # height corrects for how high the lower toe really is, so the toes ride just above the
+                # floor. Never below the skim: pressed into the floor, the stiff leg was a strut, the
+                # toes stuck and slipped, and the supporting foot slid (the dancer fell from first
+                # with the toes aimed 2-3 mm up).
+                slide_lift += (CONTROL_DT / TENDU_HEIGHT_FILTER) * (TENDU_SKIM - _toe_lowest(sim, side))
+                slide_lift = min(max(slide_lift, 0.0), TENDU_HEIGHT_LIMIT)
+                before = applied[mask].copy()
+                start_q = sim.data.qpos.copy()
+                start_q[sim.qadr[mask]] = applied[mask]
+                start_q[sim.qadr[aimed]] = slide_warm
+                aim = goal + np.array([0.0, 0.0, slide_lift])
+                # The knee straightens (no faster than TENDU_KNEE_SPEED: the IK lets it go straight at
+                # once where the heel stops needing it, and that snap threw the supporting foot).
+                # On the way back it bends again as the toes near their spot, as it was bent there.
+                knee_now = max(KNEE_HAIR, slide_warm[4] - TENDU_KNEE_SPEED * CONTROL_DT)
+                if phase.slide_back:
+                    knee_now = KNEE_HAIR + (1.0 - extent) * max(slide_knee - KNEE_HAIR, 0.0)
+                start_q[sim.qadr[aimed[4]]] = knee_now
+                solution = _aim_toe(scratch, start_q, side, aim)
+                solved = np.array([solution[sim.joint_names[j]] for j in aimed])
+                # ... and the heel's need never bends it faster than that either.
+                solved[4] = min(solved[4], slide_warm[4] + TENDU_KNEE_SPEED * CONTROL_DT)
+                slide_warm = solved
+                if not phase.slide_back and raw <= 0.0:
+                    slide_knee = slide_warm[4]  # as the foot stands on its spot before it slides
+                applied[aimed] = slide_warm
+                # The leg held where the IK puts it: each muscle's target past its angle by its load,
+                # and ahead of it by the muscle's damping as it moves.
+                start_q[sim.qadr[mask]] = applied[mask]
+                solved = applied[mask].copy()
+                if slide_last is not None:
+                    applied[mask] += TENDU_DAMPING_LEAD * (solved - slide_last) / CONTROL_DT
+                slide_last = solved
+                applied = applied + _held_against_gravity(scratch, start_q, mask)
+                if not phase.slide_back and t_local < phase.pose_delay:
+                    # The leg goes over to the IK's angles as the foot lets go of the floor.
+                    share = _smooth(t_local / phase.pose_delay)
+                    applied[mask] = (1.0 - share) * before + share * applied[mask]
             if closed:
                 turn = _smooth(t_local / CHAIN_BLEND)
                 if chain_turned is None:
@@ -980,6 +1184,9 @@ def perform_steps(
                 yield min(tick / n_ticks, 0.99), f"{step_times[-1][0]} at {t:.1f} s"
         if fell:
             break
+        if slider is not None:
+            # The next phase starts from the angles the toe's IK last gave the working leg.
+            pose_vec = np.where(slider[4], last_applied, pose_vec)
         chain_prev = closed
         prev_pose_vec = pose_vec
         if phase.key:
@@ -995,11 +1202,15 @@ def perform_steps(
         targets_log[count - 1] = targets_log[count - 2]  # the last tick records but does not control
     rotations, rest = bone_rotations(sim, quats[:count])
     joint_positions = {spec.name: xpos[:count, sim.body_ids[spec.name]].copy() for spec in body.bodies}
+    toe_tips = {}
+    for side in ("L", "R"):
+        toe, tip = toe_tip(sim, side)
+        toe_tips[side] = xpos[:count, toe] + quaternions.rotate(quats[:count, toe], tip)
     result = Performance(
         tuple(labels), times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count],
         step_times, fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies}, supports=supports[:count],
-        joint_positions=joint_positions, key_times=key_times)
+        joint_positions=joint_positions, key_times=key_times, toe_tips=toe_tips)
     yield 1.0, "done"
     return result
 

@@ -387,10 +387,10 @@ def _leg(thigh_x: float, thigh_y: float, knee: float = 0.0, point: float = 0.9,
 
 
 # Right working leg, left supporting: (thigh roll, thigh pitch) of each extension. Negative roll
-# opens the right leg to the side, negative pitch lifts it forward.
+# opens the right leg to the side, negative pitch lifts it forward. A tendu's point is where its toes
+# reach the floor (perform.tendu_distance): these angles are only for the tendus of fourth that pass
+# over the supporting foot (TENDU_PASSING).
 TENDU = {"front": (0.0, -0.65), "side": (-0.65, 0.0), "back": (0.0, 0.65)}
-# How the tendu leg passes out: (share of the end angle, foot pointing, knee bend), past its end
-# angle and half pointed so the toes clear the floor all the way (checked kinematically).
 TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
@@ -424,13 +424,10 @@ INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporti
 # Changes whose set-down takes the weight to the middle as the foot lands (see _step).
 WEIGHT_WHILE_LANDING = ("second_position",)
 TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
+TENDU_RELEASE_SHARE = 0.15  # of a tendu's way out: the working foot lets go of the floor where it stands
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
 # angles above give in first position (demi 4 cm, grand 16 cm at 1.65 m).
 PLIE_SINK = {"demi_plie": 0.035, "grand_plie": 0.12}
-# Back, the knee stays bent as the thigh goes back: with it straight, from a foot held just off the
-# floor the toes scraped the floor on the way (from fifth, after an arabesque: the supporting foot
-# slipped round 8 degrees and sequences fell in a later tendu back).
-TENDU_BRUSH = {"front": (1.1, 0.5, 0.0), "side": (1.3, 0.0, 0.3), "back": (1.1, -0.3, 0.6)}
 # In fourth the feet are crossed: with the weight on one foot the other leg's hip stands over the
 # supporting foot, so the front foot's tendu back and the back foot's tendu front pass right over
 # it. Brushing past at the height of the lift, the working toes caught the supporting ankle (the
@@ -496,6 +493,11 @@ class Phase:
     # (from, to) pelvis drop as a share of the height, blended with the pose: a plie by the closed
     # chain (``closed_chain`` on both feet), the feet held on their spots throughout.
     chain_drop: tuple[float, float] | None = None
+    # A tendu's slide ('front', 'side' or 'back'): the free foot's toe tip goes out along the floor
+    # to where the straight leg with the foot pointed reaches it (see perform.tendu_distance), by IK
+    # every tick, as the pose blends; with ``slide_back`` it comes back to where it started.
+    slide: str | None = None
+    slide_back: bool = False
 
 
 @dataclass(frozen=True)
@@ -1036,26 +1038,20 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError(f"the weight is on the {_word(working)} foot, which cannot work: "
                               f"add weight_shift:{_word(support)} first")
         direction = name.split("_", 1)[1]
-        roll, pitch = TENDU[direction]
         state = replace(state, pose=centred_pose(state.pose))
         pose = state.pose
-        # The leg brushes out straight with the foot half pointed, then the foot points fully:
-        # pointing early would push the toes into the floor.
-        out = dict(pose)
-        out.update(_working(working, {**_leg(roll, pitch, 0.0, 1.2), "toe.R_y": 0.0}))
-        brush = dict(pose)
-        reach, point, knee = TENDU_BRUSH[direction]
-        brush.update(_working(working, {**_leg(reach * roll, reach * pitch, knee, point), "toe.R_y": 0.0}))
-        if _crosses_the_supporting_foot(state.position, direction, working):
-            brush.update(_working(working, TENDU_PASSING[direction]))
-        out.update(arms("first" if direction == "back" else "second"))
-        brush.update(arms("first" if direction == "back" else "second"))
+        port = arms("first" if direction == "back" else "second")
         phases_out = []
         if state.support == "both":
             # From both feet the weight goes onto the supporting foot first, as a weight shift
             # does, and comes back after; the step's own seconds are the leg's way out and in.
             phases_out.append(Phase(label, kinds["weight_shift"], pose, "both", "foot:" + support, 0.5,
                                     2.0, closed_chain=chained))
+        elif _from_upright(state, support):
+            # After the upright weight shift the other foot is still loaded (see the extensions below):
+            # the weight goes over the supporting foot first, both feet still down.
+            phases_out.append(Phase(label, OVER_THE_FOOT, pose, "both", "foot:" + support, 0.5,
+                                    0.8 * OVER_THE_FOOT, closed_chain=uses_closed_chain(state.position)))
         out_time = back_time = 0.5 * duration
         # The foot first comes off the floor flat (the pelvis sits lower over the leaning
         # supporting leg than in the pose, so a brushing foot would dig in), then goes out.
@@ -1066,12 +1062,27 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # other foot, and the foot closed 3 cm off its place.
         closing = TENDU_HOVER if state.support == "both" else None
         near = pose if closing else lifted
-        phases_out.append(Phase(label, 0.3 * out_time, lifted, support, "foot:" + support,
-                                0.27 * out_time, 0.3))
-        phases_out.append(Phase(label, 0.7 * out_time, out, support, "foot:" + support, 0.63 * out_time, 0.3,
-                                via=brush, key=True))
-        phases_out.append(Phase(label, 0.7 * back_time, near, support, "foot:" + support,
-                                0.63 * back_time, 0.3, via=brush, land=closing))
+        if _crosses_the_supporting_foot(state.position, direction, working):
+            # Over the supporting foot (see TENDU_PASSING) the leg passes high, half way to an
+            # attitude, to its point (TENDU, the foot pointed), and back the same way.
+            roll, pitch = TENDU[direction]
+            out = {**pose, **_working(working, {**_leg(roll, pitch, 0.0, 1.2), "toe.R_y": 0.0}), **port}
+            brush = {**pose, **_working(working, {**_leg(roll, pitch), **TENDU_PASSING[direction]}), **port}
+            phases_out.append(Phase(label, 0.3 * out_time, lifted, support, "foot:" + support,
+                                    0.27 * out_time, 0.3))
+            phases_out.append(Phase(label, 0.7 * out_time, out, support, "foot:" + support, 0.63 * out_time,
+                                    0.3, via=brush, key=True))
+            phases_out.append(Phase(label, 0.7 * back_time, near, support, "foot:" + support,
+                                    0.63 * back_time, 0.3, via=brush, land=closing))
+        else:
+            # The toes slide out along the floor and back (see Phase.slide), the foot first letting go
+            # of the floor where it stands (loaded, its sole held by friction as the toes went out,
+            # and the supporting foot slid instead); the arms open meanwhile.
+            sliding = {**pose, **port}
+            phases_out.append(Phase(label, out_time, sliding, support, "foot:" + support, 0.8 * out_time, 0.3,
+                                    pose_delay=TENDU_RELEASE_SHARE * out_time, slide=direction, key=True))
+            phases_out.append(Phase(label, 0.7 * back_time, sliding, support, "foot:" + support,
+                                    0.63 * back_time, 0.3, slide=direction, slide_back=True))
         # Back over its spot, just above the floor: touching down unweighted would need the
         # foot placed to the millimetre; the next step on both feet sets it down.
         phases_out.append(Phase(label, 0.3 * back_time, near, support, "foot:" + support,

@@ -725,13 +725,14 @@ def test_tendus_straight_from_both_feet_close_back_into_the_position(sequence, w
         if not name.startswith("tendu"):
             continue
         working = name.split(":")[1][0].upper()
-        # Out: the working foot off the floor, its leg 25+ degrees from the vertical (a tendu points
-        # along the floor: 30-37 degrees).
+        # Out: the working foot pointed, its heel and ball off the floor and the tip of its toes on the
+        # floor (within a centimetre) as far out as the straight leg reaches (measured 27-29 degrees from
+        # the vertical from the hip to the toes; the battement it replaced had them 13-16 cm up).
         key = np.searchsorted(show.times, keys[name]) - 1
-        foot = [show.contact_bodies.index(f"{body}.{working}") for body in ("foot", "toe")]
-        assert not show.in_contact[key, foot].any(), name
-        leg = show.joint_positions[f"foot.{working}"][key] - show.joint_positions[f"thigh.{working}"][key]
-        assert np.degrees(np.arccos(-leg[2] / np.linalg.norm(leg))) > 25.0, name
+        assert not show.in_contact[key, show.contact_bodies.index(f"foot.{working}")], name
+        assert 0.0 < show.toe_tips[working][key, 2] + 0.002 < 0.012, name
+        reach = show.toe_tips[working][key] - show.joint_positions[f"thigh.{working}"][key]
+        assert np.degrees(np.arctan2(np.hypot(*reach[:2]), -reach[2])) > 25.0, name
         # Closed: both feet down where they stood (measured: within 0.1-1.5 cm of the position after
         # six tendus; 3 cm off per tendu before the foot was aimed past its spot by the legs' give),
         # the ankles at standing height, the weight back in the middle.
@@ -749,6 +750,59 @@ def test_tendus_straight_from_both_feet_close_back_into_the_position(sequence, w
         assert np.linalg.norm(show.com[tick, :2] - show.com_targets[tick]) < 0.01, name
         if sequence[0] == "first_position":
             assert abs(show.com[tick, 1] - show.com[0, 1]) < 0.01, name
+
+
+@pytest.mark.parametrize("height", [1.65, 1.9])
+@pytest.mark.parametrize("start", [(), ("weight_shift:left",)], ids=["both feet", "one foot"])
+@pytest.mark.parametrize("direction", ["front", "side", "back"])
+def test_a_tendu_slides_the_toes_along_the_floor_to_where_the_straight_leg_reaches(direction, start, height):
+    # A battement tendu: the working foot slides out along the floor until only the tip of its toes
+    # touches it, the leg straight and the foot pointed, and slides back. (Until session 8 it was a
+    # battement at 37 degrees: the toes 13-16 cm up and 45-55 cm out, past their end and back.)
+    from addon.dancer.model import build_body
+    from addon.dancer.perform import pointed_leg, tendu_distance
+    from addon.dancer.sim import DancerSim
+
+    sequence = ("first_position", *start, f"tendu_{direction}:right")
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    _, begin, end = show.phase_times[-1]
+    during = (show.times >= begin) & (show.times <= end)
+    tips = show.toe_tips["R"]
+    # Wherever the toes are out of their place (3 cm or more) they are on the floor, or skim it by a
+    # few millimetres: measured 0.0-8.6 mm above it (the toes' contact spheres' undersides), at most
+    # 0.7 mm into it.
+    out = during & (np.hypot(*(tips[:, :2] - tips[np.argmax(during), :2]).T) > 0.03)
+    assert out.sum() > 150
+    assert -0.002 < tips[out, 2].min() and tips[out, 2].max() < 0.010
+    # At the tendu's point, as far from under the hip as the straight leg with the foot pointed reaches
+    # the floor (measured within 0.5 cm of it), with the heel and the ball up.
+    key = np.searchsorted(show.times, dict(show.key_times)[sequence[-1]]) - 1
+    hip = show.joint_positions["thigh.R"][key]
+    reach = tendu_distance(hip[2], *pointed_leg(DancerSim(build_body(height)), "R"))
+    assert np.hypot(*(tips[key, :2] - hip[:2])) == pytest.approx(reach, abs=0.015)
+    assert not show.in_contact[key, show.contact_bodies.index("foot.R")]
+    # The supporting foot stays where it stood (measured 0.1-0.3 cm).
+    ankle = show.joint_positions["foot.L"][during]
+    assert np.hypot(*(ankle[:, :2] - ankle[0, :2]).T).max() < 0.005
+
+
+def test_the_tendu_reaches_as_far_as_the_legs_lengths_say():
+    # sqrt((0.97 (leg + pointed foot))^2 - hip height^2): for the 1.65 m body the leg (hip to ankle)
+    # is 81.0 cm and the pointed foot (ankle to the toes' tip) 19.8, so from a hip 86 cm up the toes
+    # touch 46.5 cm out, the leg 28 degrees from the vertical; every length scales with the height.
+    from addon.dancer.model import build_body
+    from addon.dancer.perform import TENDU_REACH, pointed_leg, tendu_distance
+    from addon.dancer.sim import DancerSim
+
+    leg, foot = pointed_leg(DancerSim(build_body(1.65)), "L")
+    assert leg == pytest.approx(0.491 * 1.65, abs=0.002) and foot == pytest.approx(0.198, abs=0.001)
+    assert leg + foot == pytest.approx(np.hypot(0.86 - 0.0, tendu_distance(0.86, leg, foot)) / TENDU_REACH)
+    assert tendu_distance(0.86, leg, foot) == pytest.approx(0.465, abs=0.002)
+    tall = pointed_leg(DancerSim(build_body(1.9)), "R")
+    assert tall == pytest.approx((leg * 1.9 / 1.65, foot * 1.9 / 1.65), rel=1e-6)
+    assert tendu_distance(2.0, leg, foot) == 0.0  # out of reach: no point on the floor
 
 
 @pytest.mark.parametrize(("sequence", "words"), [
@@ -941,20 +995,26 @@ def test_the_working_leg_reaches_its_extension(chain):
     elevation = np.degrees(np.arccos(np.clip(-leg[:, 2] / np.linalg.norm(leg, axis=1), -1, 1)))
     reached = {name.split(":")[0]: elevation[np.searchsorted(chain.times, t) - 1]
                for name, t in chain.key_times}
-    expected = {"tendu_front": 37, "tendu_side": 37, "tendu_back": 37, "arabesque_45": 45,
+    # A tendu's is to the tip of the toes, on the floor as far out as the straight leg reaches (28-29
+    # degrees; the ankle 21).
+    tip = chain.toe_tips[working] - chain.joint_positions[f"thigh.{working}"]
+    to_the_toes = np.degrees(np.arctan2(np.hypot(tip[:, 0], tip[:, 1]), -tip[:, 2]))
+    reached.update({name.split(":")[0]: to_the_toes[np.searchsorted(chain.times, t) - 1]
+                    for name, t in chain.key_times if name.startswith("tendu")})
+    expected = {"tendu_front": 28, "tendu_side": 28, "tendu_back": 28, "arabesque_45": 45,
                 "developpe_front_45": 45, "developpe_side_45": 45, "developpe_front_90": 90,
                 "developpe_side_90": 90}
     assert set(reached) == set(expected)
     for name, degrees in expected.items():
-        assert reached[name] == pytest.approx(degrees, abs=10), name
+        assert reached[name] == pytest.approx(degrees, abs=3 if name.startswith("tendu") else 10), name
     # A tendu points along the floor; a developpe at 90 degrees holds the foot at hip height.
     ankle = chain.joint_positions[f"foot.{working}"][:, 2]
     for name, t in chain.key_times:
-        height = ankle[np.searchsorted(chain.times, t) - 1]
+        tick = np.searchsorted(chain.times, t) - 1
         if name.startswith("tendu"):
-            assert height < 0.25, name
+            assert chain.toe_tips[working][tick, 2] < 0.01, name
         if name.startswith("developpe") and "90" in name:
-            assert height > 0.65, name
+            assert ankle[tick] > 0.65, name
 
 
 def test_the_pelvis_stays_level_on_one_leg(chain):
