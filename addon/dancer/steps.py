@@ -184,14 +184,22 @@ RELEVE_START = 0.2
 SHIFT_BY_LEANING = ("first_position",)
 # Where the relevé on both feet is not balanced yet, and how it failed. In second it holds (straight
 # from the position, after plies, a weight shift and back, a change into it with either foot: the balls
-# within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second, 1.1-2.0 m).
+# within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second, 1.1-2.0 m);
+# in third too (see RELEVE_BACK).
 RELEVE_ON_BOTH_FEET_FALLS = {
-    "third_position": "it ended with the COM 1.8 cm off the feet, the back heel coming up as the weight came "
-                      "back to the middle",
     "fourth_position": "the feet rose onto the balls, but the dancer fell as the weight came back to the "
                        "middle",
-    "fifth_position": "the feet came off the floor as the weight came back to the middle",
+    "fifth_position": "as the weight came back to the middle the COM ended 0.4-7 cm off the feet; taken "
+                      "back slower, as in third, the back foot slid 2-3.3 cm and at 1.1 m the feet came off "
+                      "the floor",
 }
+# Seconds the weight takes back from the balls to the middle of the feet, where not RELEVE_PARTS'.
+# In third, in 1.5 s the back heel came up as the weight went back (the COM went 3.5 cm sideways
+# towards the back foot, which the balls' poses do not correct) and the step ended with the COM 1.8 cm
+# off the feet; in 3 s it ends 3.7-6.7 cm inside with the balls within 0.2-1.2 cm of their places
+# (straight from the position, after plies, the front foot's tendus, a weight shift, a change into third,
+# 1.1 to 2.0 m). In 2.5 s it ended 0.5 cm outside at 1.65 and 2.0 m.
+RELEVE_BACK = {"third_position": 3.0}
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -684,7 +692,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
     if name == "releve" and state.support == "both" and side is None:
         if state.position in RELEVE_ON_BOTH_FEET_FALLS:
-            where = " and ".join(sorted(set(POSITIONS) - set(RELEVE_ON_BOTH_FEET_FALLS)))
+            where = ", ".join(sorted(set(POSITIONS) - set(RELEVE_ON_BOTH_FEET_FALLS)))
             raise DancerError(f"releve on both feet from {state.position} is not balanced yet "
                               f"({RELEVE_ON_BOTH_FEET_FALLS[state.position]}); it is in {where}")
         if state.position == "second_position" and state.changed and state.plied:
@@ -700,11 +708,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "fell); change to another position and back into first_position first, or the "
                           "releve on one foot: add weight_shift and retire")
     if (name == "releve" and state.support == "both" and side is None and state.left_moved
-            and state.position == "first_position"):
-        raise DancerError("releve on both feet after the left foot's change of position is not balanced yet "
-                          "(back in first after it the left knee bent 10 degrees as the heels rose and the "
-                          "dancer fell, also after a plie there); the releve on one foot is: add "
-                          "weight_shift and retire")
+            and state.position in ("first_position", "third_position")):
+        raise DancerError(f"releve on both feet in {state.position} after the left foot's change of position "
+                          "is not balanced yet (back in first after it the left knee bent 10 degrees as the "
+                          "heels rose and the dancer fell, also after a plie there; in third the dancer fell "
+                          "from 1.65 m up); the releve on one foot is: add weight_shift and retire")
     if name.startswith("tendu_") and state.support == "both" and state.changed_from == "fourth_position":
         raise DancerError(f"{name} straight from both feet right after the change out of fourth_position is "
                           "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
@@ -1045,6 +1053,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:
+        if seconds is None:
+            # The family's seconds stretch to the least this position's relevé takes (see RELEVE_BACK).
+            duration = max(duration, releve_on_both_feet_seconds(state.position))
         return _releve_on_both_feet(pose, label, duration, state.position), state
 
     if state.releve and name != "pivot_quarter":
@@ -1209,6 +1220,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     return phases_out, state
 
 
+def releve_on_both_feet_seconds(position: str) -> float:
+    """The least seconds the relevé on both feet takes from ``position``."""
+    return sum({**RELEVE_PARTS, "back": RELEVE_BACK.get(position, RELEVE_PARTS["back"])}.values())
+
+
 def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
                          position: str = "first_position") -> list[Phase]:
     """Rise onto the balls of both feet, hold, come down and stand again (``duration`` seconds).
@@ -1218,11 +1234,12 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
     the COM goes back over the middle of the feet. Outside first position the weight goes forward
     onto the balls so too, the feet flat (see SHIFT_ON_THE_BALLS).
     """
-    least = sum(RELEVE_PARTS.values())
+    parts = {**RELEVE_PARTS, "back": RELEVE_BACK.get(position, RELEVE_PARTS["back"])}
+    least = releve_on_both_feet_seconds(position)
     hold = duration - least
     if hold < -1e-9:
-        raise DancerError(f"releve on both feet takes at least {least:g} s, got {duration:g}")
-    shift, lift, rise, down, back, rest = RELEVE_PARTS.values()
+        raise DancerError(f"releve on both feet from {position} takes at least {least:g} s, got {duration:g}")
+    shift, lift, rise, down, back, rest = parts.values()
     raised = {**pose, **arms("first")}
     # Flat, the toes press the floor a little: with the COM over the front of the feet the toes and
     # the front of the foot shared the load through the stiff toe joint and the feet chattered.
