@@ -19,7 +19,7 @@ from ..quaternions import multiply as quaternion_multiply
 from .colliders import MeshCollider
 from .errors import SimulationError
 from .substeps import AdaptiveStepper, SubstepLog, estimate_substeps, expected_speed
-from .world import SOLVERS, World
+from .world import SOLVERS, World, is_closed_surface
 
 # With Limit Stretch, edges are also kept longer than half their rest length: a cloth-like body
 # crumpling at the few substeps its motion needs otherwise collapses edges to nothing (measured on
@@ -196,18 +196,6 @@ def triangle_edges(triangles: ArrayLike) -> NDArray[np.int64]:
     tri = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
     pairs = np.concatenate((tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]))
     return np.unique(np.sort(pairs, axis=1), axis=0)
-
-
-def is_closed_surface(triangles: ArrayLike) -> bool:
-    """Every edge shared by exactly two triangles, in opposite directions (closed, consistently wound)."""
-    tri = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
-    if len(tri) < 4:
-        return False
-    directed = np.concatenate((tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]))
-    forward = {tuple(e) for e in directed.tolist()}
-    if len(forward) != len(directed):
-        return False
-    return all((b, a) in forward for a, b in forward)
 
 
 def solid_inertia(
