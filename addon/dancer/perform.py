@@ -33,6 +33,11 @@ AIRBORNE_FALL = 0.1
 # much faster than on flat feet (at the flat-feet rate the feet chattered as the heels rose).
 BALLS_KNEE_REACH = 0.9998
 BALLS_TRACKING = 1.25
+# Per position, how far (m) each foot is posed in towards the other from where it stands while both
+# feet are posed about their balls with the weight over them (the relevé on both feet): in second the
+# splayed legs push their balls outwards, and each slid 1.9 cm away from the other over the step (1.5
+# at 1.1 m, 2.1 at 2.0 m); aimed 6 mm in, 0.6-0.9 cm from 1.1 to 2.0 m.
+BALLS_AIM_IN = {"second_position": 0.006}
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
 CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed chain
@@ -177,11 +182,13 @@ def _balls_middle(d, sim: DancerSim) -> NDArray[np.float64]:
 
 
 def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
-                  com_offset: NDArray[np.float64], iterations: int = 5) -> NDArray[np.float64]:
+                  com_offset: NDArray[np.float64], iterations: int = 5,
+                  aim_in: float = 0.0) -> NDArray[np.float64]:
     """Joint angles (``qpos`` order of :attr:`DancerSim.qadr`) that stand both feet ``heel`` radians
     up on their balls (0: flat), each ball where it is in ``qpos``, the toes flat, the knees
     straight, the pelvis upright and the COM ``com_offset`` (x, y) from the middle of the balls;
-    the other joints as in ``qpos``.
+    the other joints as in ``qpos``. With ``aim_in`` each foot is posed that far (m) in towards the
+    other, along the line between the balls (see BALLS_AIM_IN).
 
     Rising or coming down by these poses moves the ankle and the toe joint together about a ball
     that stays put: blending the ankle and toe targets on their own, the toes lifted their tips or
@@ -196,6 +203,11 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
         forward = d.xmat[foot].reshape(3, 3)[:, 0]
         frame = foot_rotation(float(np.arctan2(forward[1], forward[0])), heel)
         spots[side] = (d.xpos[toe] - frame @ m.body_pos[toe], frame)
+    if aim_in:
+        across = d.xpos[scratch.body_ids["toe.R"]] - d.xpos[scratch.body_ids["toe.L"]]
+        across[2] = 0.0
+        across *= aim_in / max(float(np.linalg.norm(across)), 1e-9)
+        spots = {"L": (spots["L"][0] + across, spots["L"][1]), "R": (spots["R"][0] - across, spots["R"][1])}
     com_xy = _balls_middle(d, scratch) + com_offset
     leg = float(np.linalg.norm(np.array(scratch.body.body("thigh.L").origin)
                                - np.array(scratch.body.body("foot.L").origin)))
@@ -228,7 +240,7 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
 
 
 def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
-                     com_offset: NDArray[np.float64], step: float = 0.004,
+                     com_offset: NDArray[np.float64], step: float = 0.004, aim_in: float = 0.0,
                      ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """:func:`_on_the_balls` and its change per metre of COM shift in x and y (joints x 2).
 
@@ -236,8 +248,9 @@ def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
     angle (the one-foot balance lean) makes the turned-out legs fight each other and the feet
     chatter on the floor. Shifting the COM through these solutions keeps both feet where they are.
     """
-    angles = _on_the_balls(scratch, qpos, heel, com_offset)
-    forward = (_on_the_balls(scratch, qpos, heel, com_offset + np.array([step, 0.0])) - angles) / step
+    angles = _on_the_balls(scratch, qpos, heel, com_offset, aim_in=aim_in)
+    forward = (_on_the_balls(scratch, qpos, heel, com_offset + np.array([step, 0.0]), aim_in=aim_in)
+               - angles) / step
     # Sideways the straight legs cannot shift the COM smoothly (one knee would have to bend the
     # wrong way): the two feet, a hip width apart, hold it there without correction.
     return angles, np.stack([forward, np.zeros_like(forward)], axis=1)
@@ -755,8 +768,19 @@ def perform_steps(
             # phase's target is now; the balance then shifts the COM through the same solutions.
             planned = sim.data.qpos.copy()
             planned[sim.qadr] = prev_pose_vec
+            if chain_prev and not closed:
+                # Straight after the closed chain the legs stand at the chain's angles: solved from the
+                # position's and then moved by the rebase below as well, the relevé on both feet after
+                # a change into second fell 2.8 s in.
+                legs = leg_mask("L") | leg_mask("R")
+                planned[sim.qadr[legs]] = last_applied[legs]
             offset = phase_target - _balls_middle(sim.data, sim)
-            solved, stance_jacobian = _stance_jacobian(scratch, planned, phase.heels, offset)
+            # Posed in while the weight is over the balls (the way back to the middle of the feet
+            # ends standing on the position's angles: aimed in there too, the toes chattered as the
+            # legs went back to them).
+            aim_in = BALLS_AIM_IN.get(position_now, 0.0) if phase.target == "toe:both" else 0.0
+            solved, stance_jacobian = _stance_jacobian(scratch, planned, phase.heels, offset,
+                                                       aim_in=aim_in)
             pose_vec = np.where(leg_mask("L") | leg_mask("R"), solved, pose_vec)
             if phase.heels == 0.0:
                 for side in ("L", "R"):
@@ -937,7 +961,7 @@ def perform_steps(
                 for side in stance:
                     fix = np.where(leg_mask(side), last_applied - applied, fix)
                 prev_pose_vec = prev_pose_vec + fix
-                if not phase.sink:  # a sink's leg angles are solved from the chain's already
+                if not phase.sink and phase.heels is None:  # solved from the chain's angles already
                     pose_vec = pose_vec + fix
                 via_vec = via_vec + fix
                 applied = applied + fix

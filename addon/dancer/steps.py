@@ -176,6 +176,30 @@ RELEVE_ANGLE = 0.75
 # hold on the balls takes the rest of the step's seconds.
 RELEVE_PARTS = {"shift": 1.5, "lift": 0.5, "rise": 0.8, "down": 2.0, "back": 1.5, "rest": 0.7}
 RELEVE_START = 0.2
+# Where the relevé on both feet takes the weight forward over the balls, the feet still flat, by both
+# legs leaning alike (the paper's lean). Elsewhere the legs are posed about the feet where they stand
+# (``Phase.heels`` at 0), as on the balls: in second, leaning alike, the wide feet slid 0.4 cm apart
+# before the heels left the floor (1.9 cm by the end of the step; 0.7 now, with
+# perform.BALLS_AIM_IN); in fourth the back foot came off the floor and the dancer fell 1 s in.
+SHIFT_BY_LEANING = ("first_position",)
+# Where the relevé on both feet is not balanced yet, and how it failed. In second it holds (straight
+# from the position, after plies, a weight shift and back, a change into it with either foot: the balls
+# within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second, 1.1-2.0 m);
+# in third too (see RELEVE_BACK).
+RELEVE_ON_BOTH_FEET_FALLS = {
+    "fourth_position": "the feet rose onto the balls, but the dancer fell as the weight came back to the "
+                       "middle",
+    "fifth_position": "as the weight came back to the middle the COM ended 0.4-7 cm off the feet; taken "
+                      "back slower, as in third, the back foot slid 2-3.3 cm and at 1.1 m the feet came off "
+                      "the floor",
+}
+# Seconds the weight takes back from the balls to the middle of the feet, where not RELEVE_PARTS'.
+# In third, in 1.5 s the back heel came up as the weight went back (the COM went 3.5 cm sideways
+# towards the back foot, which the balls' poses do not correct) and the step ended with the COM 1.8 cm
+# off the feet; in 3 s it ends 3.7-6.7 cm inside with the balls within 0.2-1.2 cm of their places
+# (straight from the position, after plies, the front foot's tendus, a weight shift, a change into third,
+# 1.1 to 2.0 m). In 2.5 s it ended 0.5 cm outside at 1.65 and 2.0 m.
+RELEVE_BACK = {"third_position": 3.0}
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -666,11 +690,16 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name not in BALANCED:
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
-    if name == "releve" and state.support == "both":
-        if state.position != "first_position":
-            raise DancerError(f"releve on both feet from {state.position} is not balanced yet (from "
-                              "third it ended with the COM 5.8 cm off the feet, from fourth and fifth the "
-                              "dancer fell); it is in first_position")
+    if name == "releve" and state.support == "both" and side is None:
+        if state.position in RELEVE_ON_BOTH_FEET_FALLS:
+            where = ", ".join(sorted(set(POSITIONS) - set(RELEVE_ON_BOTH_FEET_FALLS)))
+            raise DancerError(f"releve on both feet from {state.position} is not balanced yet "
+                              f"({RELEVE_ON_BOTH_FEET_FALLS[state.position]}); it is in {where}")
+        if state.position == "second_position" and state.changed and state.plied:
+            raise DancerError("releve on both feet after a change into second_position and a plie there is "
+                              "not balanced yet (the plie leaves the wide feet a little further apart: the "
+                              "balls slid 4-5 cm and the dancer fell at 1.65 m); do the releve before the "
+                              "plie, or start the sequence in second_position for it")
     if name == "releve" and state.support == "both" and side is None and state.tendu_back:
         # After tendus front and side, changes into first and plies it holds (the balls within 0.3-1.0
         # cm of their places, the COM 1.5-6 cm inside the feet in its last second, 1.1 to 2.3 m).
@@ -678,11 +707,12 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "COM 2.2-2.7 cm outside the feet for dancers of 1.7-1.8 m, and at 2.0 m the dancer "
                           "fell); change to another position and back into first_position first, or the "
                           "releve on one foot: add weight_shift and retire")
-    if name == "releve" and state.support == "both" and side is None and state.left_moved:
-        raise DancerError("releve on both feet after the left foot's change of position is not balanced yet "
-                          "(back in first after it the left knee bent 10 degrees as the heels rose and the "
-                          "dancer fell, also after a plie there); the releve on one foot is: add "
-                          "weight_shift and retire")
+    if (name == "releve" and state.support == "both" and side is None and state.left_moved
+            and state.position in ("first_position", "third_position")):
+        raise DancerError(f"releve on both feet in {state.position} after the left foot's change of position "
+                          "is not balanced yet (back in first after it the left knee bent 10 degrees as the "
+                          "heels rose and the dancer fell, also after a plie there; in third the dancer fell "
+                          "from 1.65 m up); the releve on one foot is: add weight_shift and retire")
     if name.startswith("tendu_") and state.support == "both" and state.changed_from == "fourth_position":
         raise DancerError(f"{name} straight from both feet right after the change out of fourth_position is "
                           "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
@@ -1023,7 +1053,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         return phases, state
 
     if name == "releve" and state.support == "both" and side is None:
-        return _releve_on_both_feet(pose, label, duration), state
+        if seconds is None:
+            # The family's seconds stretch to the least this position's relevé takes (see RELEVE_BACK).
+            duration = max(duration, releve_on_both_feet_seconds(state.position))
+        return _releve_on_both_feet(pose, label, duration, state.position), state
 
     if state.releve and name != "pivot_quarter":
         raise DancerError(f"{name} is not done on demi-pointe: only pivot_quarter follows a releve on "
@@ -1187,18 +1220,26 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     return phases_out, state
 
 
-def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float) -> list[Phase]:
+def releve_on_both_feet_seconds(position: str) -> float:
+    """The least seconds the relevé on both feet takes from ``position``."""
+    return sum({**RELEVE_PARTS, "back": RELEVE_BACK.get(position, RELEVE_PARTS["back"])}.values())
+
+
+def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
+                         position: str = "first_position") -> list[Phase]:
     """Rise onto the balls of both feet, hold, come down and stand again (``duration`` seconds).
 
     The legs are posed about the balls, which stay where they are (``Phase.heels``): ankle and toe
     joints move together with the COM kept just ahead of the balls until the heels are down, then
-    the COM goes back over the middle of the feet.
+    the COM goes back over the middle of the feet. Outside first position the weight goes forward
+    onto the balls so too, the feet flat (see SHIFT_ON_THE_BALLS).
     """
-    least = sum(RELEVE_PARTS.values())
+    parts = {**RELEVE_PARTS, "back": RELEVE_BACK.get(position, RELEVE_PARTS["back"])}
+    least = releve_on_both_feet_seconds(position)
     hold = duration - least
     if hold < -1e-9:
-        raise DancerError(f"releve on both feet takes at least {least:g} s, got {duration:g}")
-    shift, lift, rise, down, back, rest = RELEVE_PARTS.values()
+        raise DancerError(f"releve on both feet from {position} takes at least {least:g} s, got {duration:g}")
+    shift, lift, rise, down, back, rest = parts.values()
     raised = {**pose, **arms("first")}
     # Flat, the toes press the floor a little: with the COM over the front of the feet the toes and
     # the front of the foot shared the load through the stiff toe joint and the feet chattered.
@@ -1209,7 +1250,8 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float) ->
                            for axis in axes}}
     return [
         # The weight forward onto the balls, the heels still down ...
-        Phase(label, shift, pressed, "both", "toe:both", 0.5, 0.6 * shift),
+        Phase(label, shift, pressed, "both", "toe:both", 0.5, 0.6 * shift,
+              heels=None if position in SHIFT_BY_LEANING else 0.0),
         # ... the heels off the floor briskly (lifting them slowly, the feet chattered) ...
         Phase(label, lift, raised, "both", "toe:both", lift, 0.5, toe_control=True, heels=RELEVE_START,
               absorb_lean=True),

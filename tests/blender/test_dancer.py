@@ -269,8 +269,8 @@ def test_unbalanced_steps_bake_only_when_asked_and_report_the_fall(dancer):
     assert bpy.ops.procanim.bake_balance(sequence="fourth_position@0.5,releve@7",
                                          allow_unbalanced=True) == {"FINISHED"}
     assert bpy.context.active_object[dancer.DANCER_KEY + "_sequence"] == "fourth_position@0.5,releve@7"
-    # From fourth position the dancer falls as the weight goes onto the balls (1.5 s in; from second
-    # the relevé holds since its ticks are integrated finer): the bake ends at the fall, before the
+    # From fourth position the dancer rises onto the balls but falls as the weight comes back to the
+    # middle (6.5 s in; from first and second the relevé holds): the bake ends at the fall, before the
     # 7.5 s of the sequence.
     scene = bpy.context.scene
     assert scene.frame_end - scene.frame_start < int(7.5 * scene.render.fps / scene.render.fps_base)
