@@ -65,17 +65,19 @@ def close_pairs(points: NDArray[np.float64], radius: float) -> NDArray[np.int64]
         second_cells.append(at[found])
     first, second = np.concatenate(first_cells), np.concatenate(second_cells)
     # Every (point of the first cell, point of the second) combination, numbered within its cell pair.
-    combinations = counts[first] * counts[second]
+    # Gathers by take: fancy indexing cost as much again as the rest of a search.
+    combinations = counts.take(first) * counts.take(second)
     owner, local = _expand_ranges(np.zeros(len(first), np.int64), combinations)
-    width = counts[second][owner]
-    i = starts[first][owner] + local // width
-    j = starts[second][owner] + local % width
-    keep = (first[owner] != second[owner]) | (i < j)  # within a cell, each pair once
-    i, j = i[keep], j[keep]
-    ordered = points[order]
-    delta = ordered[i] - ordered[j]
+    along, across = np.divmod(local, counts.take(second).take(owner))
+    i = starts.take(first).take(owner) + along
+    j = starts.take(second).take(owner) + across
+    keep = np.flatnonzero((first != second).take(owner) | (i < j))  # within a cell, each pair once
+    i, j = i.take(keep), j.take(keep)
+    ordered = points.take(order, axis=0)
+    delta = ordered.take(i, axis=0)
+    delta -= ordered.take(j, axis=0)
     close = np.einsum("ij,ij->i", delta, delta) < radius * radius
-    i, j = order[i[close]], order[j[close]]
+    i, j = order.take(i.compress(close)), order.take(j.compress(close))
     return np.stack((np.minimum(i, j), np.maximum(i, j)), axis=1)
 
 
@@ -134,17 +136,27 @@ def pairs_near(points: NDArray[np.float64], queries: NDArray[np.int64], radius: 
     that moved, at a cost in proportion to their number."""
     if len(points) < 2 or len(queries) == 0 or radius <= 0:
         return np.zeros((0, 2), dtype=np.int64)
+    n = len(points)
     cells = np.floor(points / radius).astype(np.int64)
     keys = _keys(cells)
     order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    # All 27 neighbour cells of every queried point in one lookup (few points: numpy's per-call cost
-    # would dominate 27 lookups).
-    neighbour = _keys((cells[queries][:, None, :] + _OFFSETS[None]).reshape(-1, 3))
-    lo = np.searchsorted(sorted_keys, neighbour, side="left")
-    hi = np.searchsorted(sorted_keys, neighbour, side="right")
-    owner, slot = _expand_ranges(lo, hi - lo)
-    q, j = queries[owner // len(_OFFSETS)], order[slot]
-    delta = points[q] - points[j]
-    close = (np.einsum("ij,ij->i", delta, delta) < radius * radius) & (q != j)
-    return np.stack((q[close], j[close]), axis=1)
+    sorted_keys = keys.take(order)
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    counts = np.diff(np.append(starts, n))
+    occupied_keys = sorted_keys.take(starts)
+    # All 27 neighbour cells of every queried point in one lookup among the occupied cells (few points:
+    # numpy's per-call cost would dominate 27 lookups). Gathers by take, not fancy indexing: half the
+    # cost of a search, which self collision makes every few substeps of an impact.
+    neighbour = _keys((cells.take(queries, axis=0)[:, None, :] + _OFFSETS[None]).reshape(-1, 3))
+    at = np.searchsorted(occupied_keys, neighbour)
+    np.minimum(at, len(occupied_keys) - 1, out=at)
+    hit = np.flatnonzero(occupied_keys.take(at) == neighbour)
+    at = at.take(hit)
+    owner, slot = _expand_ranges(starts.take(at), counts.take(at))
+    q = queries.take(hit.take(owner) // len(_OFFSETS))
+    j = order.take(slot)
+    delta = points.take(q, axis=0)
+    delta -= points.take(order, axis=0).take(slot, axis=0)
+    close = np.einsum("ij,ij->i", delta, delta) < radius * radius
+    close &= q != j
+    return np.stack((q.compress(close), j.compress(close)), axis=1)

@@ -1189,12 +1189,15 @@ class World(RigidContacts):
         touching = (2.0 - 0.01) * radius
         for _ in range(SELF_SEPARATION_ROUNDS):
             pairs = self._self_pairs_near(x)
-            delta = x[pairs[:, 0]] - x[pairs[:, 1]]
+            first, second = pairs[:, 0], pairs[:, 1]
+            delta = x.take(first, axis=0)
+            delta -= x.take(second, axis=0)
             if not np.any(np.einsum("ij,ij->i", delta, delta) < deep * deep):
                 break
             before = x.copy()
             for _ in range(SELF_SEPARATION_PASSES):
-                delta = x[pairs[:, 0]] - x[pairs[:, 1]]
+                delta = x.take(first, axis=0)
+                delta -= x.take(second, axis=0)
                 close = np.einsum("ij,ij->i", delta, delta) < touching * touching
                 if not close.any():
                     break
@@ -1405,12 +1408,14 @@ class World(RigidContacts):
         (closer ones are left to the body's own constraints), of one body, and not both immovable."""
         sc = self._self_collision
         a, b = local[:, 0], local[:, 1]
-        rest = sc["rest"]
-        apart = np.einsum("ij,ij->i", rest[a] - rest[b], rest[a] - rest[b]) >= (2.0 * sc["radius"]) ** 2
-        keep = apart & (sc["bodies"][a] == sc["bodies"][b])
-        local = local[keep]
+        gap = sc["rest"].take(a, axis=0)
+        gap -= sc["rest"].take(b, axis=0)
+        keep = np.einsum("ij,ij->i", gap, gap) >= (2.0 * sc["radius"]) ** 2
+        bodies = sc["bodies"]
+        keep &= bodies.take(a) == bodies.take(b)
         w = self._w[sc["members"]]
-        return local[w[local[:, 0]] + w[local[:, 1]] > 0]
+        keep &= (w.take(a) + w.take(b)) > 0
+        return local[keep]
 
     def _pair_reach(self) -> float:
         """How far apart two particles may be and still touch: a diameter, or between the surface
@@ -1894,31 +1899,44 @@ class World(RigidContacts):
         radius = self.particle_radius if radius is None else radius
         static = self.particle_static_friction if friction is None else friction
         friction = self.particle_friction if friction is None else friction
+        # Gathers by take, one bincount over (particle, axis) slots and same-shape products: self
+        # collision solves ~10k candidate pairs every substep, and the fancy indexing, per-axis
+        # bincounts and (m, 3) * (m, 1) broadcasts cost about twice the arithmetic.
         i, j = pairs[:, 0], pairs[:, 1]
-        delta = p[i] - p[j]
-        length = np.sqrt(np.einsum("ij,ij->i", delta, delta))
+        delta = p.take(i, axis=0)
+        delta -= p.take(j, axis=0)
+        square = np.einsum("ij,ij->i", delta, delta)
         reach = 2.0 * radius
-        hit = length < reach
-        if not np.any(hit):
+        hit = np.flatnonzero(square < reach * reach)
+        if not len(hit):
             return
-        i, j, delta, length = i[hit], j[hit], delta[hit], length[hit]
+        i, j, delta = i.take(hit), j.take(hit), delta.take(hit, axis=0)
+        length = np.sqrt(square.take(hit))
         w = self._w
-        normal = delta / np.maximum(length, _TINY)[:, None]
         depth = reach - length
-        correction = normal * depth[:, None]
+        correction = delta * np.repeat(depth / np.maximum(length, _TINY), 3).reshape(-1, 3)
         if friction > 0 or static > 0:
             # Coulomb friction on the relative slip during this substep (static, then dynamic).
-            slip = (p[i] - start[i]) - (p[j] - start[j])
-            slip -= normal * np.einsum("ij,ij->i", slip, normal)[:, None]
+            normal = delta * np.repeat(1.0 / np.maximum(length, _TINY), 3).reshape(-1, 3)
+            slip = p.take(i, axis=0)
+            slip -= start.take(i, axis=0)
+            slip -= p.take(j, axis=0)
+            slip += start.take(j, axis=0)
+            slip -= normal * np.repeat(np.einsum("ij,ij->i", slip, normal), 3).reshape(-1, 3)
             amount = np.sqrt(np.einsum("ij,ij->i", slip, slip))
-            correction -= slip * _friction_shrink(amount, depth, friction, static)[:, None]
-        share = 1.0 / (w[i] + w[j])
+            slip *= np.repeat(_friction_shrink(amount, depth, friction, static), 3).reshape(-1, 3)
+            correction -= slip
+        wi, wj = w.take(i), w.take(j)
+        share = 1.0 / (wi + wj)
         both = np.concatenate((i, j))
-        moves = np.concatenate(((w[i] * share)[:, None] * correction, -(w[j] * share)[:, None] * correction))
+        moves = np.concatenate((correction, correction))
+        moves *= np.repeat(np.concatenate((wi * share, -(wj * share))), 3).reshape(-1, 3)
         n = len(p)
         count = np.maximum(np.bincount(both, minlength=n), 1)
-        for axis in range(3):
-            p[:, axis] += np.bincount(both, weights=moves[:, axis], minlength=n) / count
+        slots = (both[:, None] * 3 + np.arange(3)).reshape(-1)
+        total = np.bincount(slots, weights=moves.reshape(-1), minlength=3 * n)
+        total /= np.repeat(count, 3)
+        p += total.reshape(-1, 3)
 
     def _solve_contacts(self, p, start, free, ground: bool = True, everyone_free: bool = False) -> None:
         if ground and self._ground is not None:
