@@ -538,7 +538,6 @@ class State:
     closed: bool = False      # a foot was closed back into the position (a tendu from both feet)
     plied: bool = False       # a plie was done in this position (see _check_front_foot_of_fourth)
     changed_from: str = ""    # the position a change into this one came from
-    tendu_back: bool = False  # a tendu back was done in this position
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
 
 
@@ -703,13 +702,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "after changes from first, third and fifth the dancer fell in 5 of 8 at "
                               "1.3-2.0 m and the balls slid 3.5-10 cm in the others); do the releve before "
                               "the plie, or start the sequence in second_position for it")
-    if name == "releve" and state.support == "both" and side is None and state.tendu_back:
-        # After tendus front and side, changes into first and plies it holds (the balls within 0.3-1.0
-        # cm of their places, the COM 1.5-6 cm inside the feet in its last second, 1.1 to 2.3 m).
-        raise DancerError("releve on both feet after a tendu back is not balanced yet (it ends with the "
-                          "COM 2.2-2.7 cm outside the feet for dancers of 1.7-1.8 m, and at 2.0 m the dancer "
-                          "fell); change to another position and back into first_position first, or the "
-                          "releve on one foot: add weight_shift and retire")
     if (name == "releve" and state.support == "both" and side is None and state.left_moved
             and state.position in ("first_position", "third_position")):
         raise DancerError(f"releve on both feet in {state.position} after the left foot's change of position "
@@ -1128,8 +1120,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                 close, blend = TENDU_CLOSE_BEHIND, TENDU_CLOSE_BEHIND_BLEND
             phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
                                     closed_chain=chained))
-            return phases_out, replace(state, closed=True, tendu_back=state.tendu_back or direction == "back")
-        return phases_out, replace(state, hover=True, tendu_back=state.tendu_back or direction == "back")
+            return phases_out, replace(state, closed=True)
+        return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:
         raise DancerError("pivot_quarter turns on demi-pointe on one foot: add weight_shift, retire and "
