@@ -131,6 +131,16 @@ PLIE_BEFORE_THE_CHANGE_FALLS = {
                                            "its toes came up as the closed chain pulled it in, and the "
                                            "dancer fell off the supporting foot",
 }
+# The left foot's changes between first and third (by the new position) that fell right after the change
+# out of fourth into the position they leave (seeded sweep seed 63 from fourth: fourth, first, weight shift
+# onto the right foot, third fell 14.4 s in, 16.1 with first standing between, and fourth, third, weight
+# shift, first 16.3): the carried foot swung 15 cm up and on to 27 cm behind the supporting foot, and the
+# dancer fell backwards. Into fifth from there it held, and so do these changes when first or third was not
+# reached from fourth.
+LEFT_AFTER_FOURTH_FALLS = {
+    name: "the carried foot swung 15 cm up and 27 cm behind the supporting foot and the dancer fell backwards"
+    for name in ("first_position", "third_position")
+}
 # Positions where the tendu back straight from both feet fell after a change into them, and how. In
 # first after the change from fifth: the left foot's at 14.7 s, and 21.2 after a grand plie in fifth
 # (first seed 20). The leg swings out and up (the ankle 50 cm behind and 35-45 cm up, twice) and the
@@ -661,6 +671,12 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            after_fourth = state.changed_from == "fourth_position"
+            if moving != FRONT_FOOT and after_fourth and name in LEFT_AFTER_FOURTH_FALLS:
+                raise DancerError(f"changing from {state.position} to {name} with the left foot moving right "
+                                  "after the change out of fourth_position is not balanced yet "
+                                  f"({LEFT_AFTER_FOURTH_FALLS[name]}); into fifth_position it is, or change "
+                                  "with the right foot")
             if state.plied and (state.position, name) in PLIE_BEFORE_THE_CHANGE_FALLS:
                 raise DancerError(f"changing from {state.position} to {name} after a plie there is not "
                                   f"balanced yet ({PLIE_BEFORE_THE_CHANGE_FALLS[state.position, name]}); "
