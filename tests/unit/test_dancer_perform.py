@@ -1117,6 +1117,32 @@ def test_the_developpe_after_a_weight_shift_onto_a_hovering_foot_late_in_a_long_
     _com_inside_for_the_last_second_of_every_step(run)
 
 
+# Seeded random draws (random_sequence(np.random.default_rng(seed), 20, start=POSITIONS[seed % 5]) as
+# drawn in session 8) that fell in a tendu front while it was a battement: seed 21 at 159.3 s (second,
+# the right leg's many tendus and extensions), seed 43 at 40.4 s (from fourth through third into fifth,
+# after a grand plie there). With the toes sliding along the floor both hold (worst COM margin in a
+# step's last second 3.7 and 2.5 cm).
+TENDU_DRAWS = {
+    21: ("second_position", "grand_plie:left", "weight_shift:left", "tendu_side:right",
+         "developpe_front_90:right", "tendu_back:right", "arabesque_45:right", "developpe_front_45:right",
+         "tendu_front:right", "tendu_front:right", "arabesque_45:right", "arabesque_45:right",
+         "tendu_back:right", "developpe_front_90:right", "tendu_back:right", "developpe_side_90:right",
+         "tendu_side:right", "tendu_back:right", "tendu_front:right", "arabesque_45:right"),
+    43: ("fourth_position", "third_position", "demi_plie:right", "demi_plie:right", "third_position",
+         "fifth_position", "grand_plie:right", "tendu_front:right", "weight_shift:right",
+         "developpe_side_45:left", "retire:left", "arabesque_45:left", "developpe_side_90:left",
+         "developpe_side_45:left", "developpe_side_45:left", "developpe_front_45:left",
+         "developpe_side_90:left", "releve:left", "pivot_quarter:left", "pivot_quarter:left"),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(TENDU_DRAWS))
+def test_seeded_draws_that_fell_in_the_battement_complete_with_the_real_tendu(seed):
+    run = perform(TENDU_DRAWS[seed])
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(run)
+
+
 @pytest.mark.parametrize("start", ["second_position", "third_position", "fourth_position", "fifth_position"])
 def test_a_seeded_random_twenty_step_sequence_from_another_position_completes(start):
     # The weight shift and the one-foot steps from second to fifth (closed-chain weight shift but
