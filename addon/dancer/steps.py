@@ -527,6 +527,7 @@ class State:
     plied: bool = False       # a plie was done in this position (see _check_front_foot_of_fourth)
     changed_from: str = ""    # the position a change into this one came from
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
+    earlier_from: str = ""    # the position the change before the last one came from
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -690,6 +691,16 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "after changes from first, third and fifth the dancer fell in 5 of 8 at "
                               "1.3-2.0 m and the balls slid 3.5-10 cm in the others); do the releve before "
                               "the plie, or start the sequence in second_position for it")
+    if (name == "releve" and state.support == "both" and side is None and state.position == "third_position"
+            and state.changed_from == "fifth_position" and state.earlier_from == "first_position"):
+        # From fifth reached any other way (the start, from third) it holds at 1.1-2.0 m, the balls within
+        # 0.5 cm, the COM 4-7.4 cm inside the feet in its last second.
+        raise DancerError("releve on both feet in third_position after changes from first_position into "
+                          "fifth and from there into third is not balanced yet (the back foot's ball slid "
+                          "1.3-3 cm and the COM ended 0.5-1.5 cm off the feet at 1.3-1.65 m, and the dancer "
+                          "fell at 1.5 m, also after plies between the changes); it holds from a "
+                          "fifth_position the sequence started in or reached from third, and the releve on "
+                          "one foot does: add weight_shift and retire")
     if (name == "releve" and state.support == "both" and side is None and state.left_moved
             and state.position in ("first_position", "third_position")):
         raise DancerError(f"releve on both feet in {state.position} after the left foot's change of position "
@@ -930,7 +941,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=uses_closed_chain(name), place=name))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
-                             left_moved=state.left_moved or working == "L")
+                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from)
 
     support, working = _support_for(name, side, state)
 
@@ -1326,13 +1337,17 @@ def _word(side: str) -> str:
 
 
 def random_sequence(rng: np.random.Generator, length: int, start: str = "first_position",
-                    allow_unbalanced: bool = False) -> list[str]:
+                    allow_unbalanced: bool = False, releve_on_both_feet: bool = False) -> list[str]:
     """A legal sequence of ``length`` items (the position included) drawn with ``rng``.
 
     Depth-first with the candidates shuffled at every step, so the draw never ends in a state
-    no step can follow (on one toe, say) before it is long enough.
+    no step can follow (on one toe, say) before it is long enough. With ``releve_on_both_feet``
+    the relevé on both feet (``releve`` without a side) is drawn too where it is legal; off by
+    default so that a seed keeps drawing the sequence it always drew.
     """
     names = [f"{name}:{side}" for name in STEPS for side in ("left", "right")] + list(POSITIONS)
+    if releve_on_both_feet:
+        names.append("releve")
 
     def legal(sequence: list[str]) -> bool:
         try:

@@ -340,6 +340,10 @@ def test_the_releve_on_both_feet_rises_holds_and_comes_down_balanced():
         (("first_position", "weight_shift:right", "third_position", "first_position", "releve"), 1.65,
          ("after the left foot's change",)),
         (("first_position", "releve@5"), 1.65, ("at least 7 s",)),
+        (("first_position", "fifth_position", "third_position", "releve"), 1.65,
+         ("after changes from first_position into fifth", "weight_shift and retire")),
+        (("first_position", "demi_plie:right", "fifth_position", "grand_plie:left", "weight_shift:left",
+          "fifth_position", "third_position", "releve"), 1.65, ("after changes from first_position",)),
     ],
 )
 def test_a_releve_on_both_feet_that_would_fall_is_refused_with_the_reason(sequence, height, words):
@@ -370,6 +374,9 @@ def test_a_releve_on_both_feet_that_would_fall_is_refused_with_the_reason(sequen
     (("third_position", "tendu_side:left", "releve"), 1.65),
     (("third_position", "weight_shift", "third_position", "releve"), 1.65),
     (("fifth_position", "third_position", "releve"), 1.65),
+    # ... and after changes into fifth from third and back (from first into fifth it is refused).
+    (("third_position", "fifth_position", "third_position", "releve"), 1.1),
+    (("first_position", "third_position", "fifth_position", "third_position", "releve"), 1.5),
 ])
 def test_a_releve_on_both_feet_in_second_or_third_holds_with_the_balls_on_their_places(sequence, height):
     show = perform(sequence, height=height)
@@ -668,13 +675,21 @@ def test_the_weight_comes_back_to_where_the_dancer_stood_relative_to_the_feet(li
       "releve"), 1.65),
     # Smaller dancers than 1.5 m were refused (the feet hopped and the dancer fell at 1.1, 1.3, 1.45 m).
     (("first_position", "releve"), 1.1),
-    # After a tendu back, refused while the tendu was a battement (the COM ended 2.2-2.7 cm outside the
-    # feet at 1.7-1.8 m, and at 2.0 m the dancer fell); with the toes along the floor the COM is 1.8-6.1
-    # cm inside in its last second, 1.65 to 2.0 m, also after the one-foot tendu back.
-    (("first_position", "tendu_back:right", "releve"), 1.8),
-    (("first_position", "tendu_back:left", "releve"), 2.0),
+    # After a tendu back (refused while the tendu was a brush: the COM ended 2.2-2.7 cm off the feet at
+    # 1.7-1.8 m and the dancer fell at 2.0 m; with the sliding tendu the COM ends 1.8-5.9 cm inside at
+    # 1.1-2.0 m, the balls within 0.8 cm), from both feet and on one foot, before a change and a plie.
+    (("first_position", "tendu_back:right", "releve"), 2.0),
+    (("first_position", "tendu_back:left", "releve"), 1.8),
     (("first_position", "weight_shift", "tendu_back:right", "weight_shift:right", "first_position", "releve"),
-     1.7),
+     1.65),
+    (("third_position", "tendu_back:left", "first_position", "releve"), 1.65),
+    (("first_position", "tendu_back:right", "demi_plie", "releve"), 1.5),
+    # After a change into first, a grand plie and a tendu side: with the brushed tendu the COM ended 1.3 cm
+    # off the feet, and after a tendu back in fifth before the change the dancer fell on the balls as the
+    # COM drifted sideways (54.2 s); the sliding tendu closes the foot on its place and both hold (2.1 cm).
+    (("fifth_position", "first_position", "grand_plie", "tendu_side:left", "releve"), 1.65),
+    (("third_position", "fifth_position", "tendu_back:right", "fifth_position", "demi_plie", "first_position",
+      "grand_plie", "tendu_side:left", "releve"), 1.65),
 ])
 def test_a_releve_on_both_feet_after_a_foot_is_set_down_holds_on_balls_that_stay_put(sequence, height):
     from addon.dancer import plan
@@ -1107,6 +1122,27 @@ def test_a_seeded_random_twenty_step_legal_sequence_completes():
     assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
     assert [name for name, _, _ in run.phase_times] == sequence
     _com_inside_for_the_last_second_of_every_step(run)
+
+
+def test_a_seeded_random_sequence_with_the_releve_on_both_feet_completes():
+    # The relevé on both feet is drawn only when asked for (the seeds of the draws above keep their
+    # sequences): the first seed from 2026 whose draw from first has one. Of the first ten such draws,
+    # one fell in a grand plie after a relevé in third reached from first through fifth (now refused)
+    # and one in its last step, a change into second that falls without the relevé too.
+    from addon.dancer import random_sequence
+
+    for seed in range(2026, 2036):
+        sequence = random_sequence(np.random.default_rng(seed), 20, releve_on_both_feet=True)
+        if "releve" in sequence:
+            break
+    assert "releve" in sequence
+    assert sequence != random_sequence(np.random.default_rng(seed), 20)
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(run)
+    releve = sequence.index("releve")
+    toes_only = np.array([name.startswith("toe") for name in run.contact_bodies])
+    assert np.all(run.in_contact[run.step_window(releve, 1e9)] == toes_only, axis=1).sum() > 200
 
 
 def test_an_extension_after_the_upright_weight_shift_lifts_its_foot_with_the_weight_over_the_other():
