@@ -1200,6 +1200,27 @@ def test_seeded_draws_that_fell_in_the_battement_complete_with_the_real_tendu(se
     _com_inside_for_the_last_second_of_every_step(run)
 
 
+@pytest.mark.parametrize("sequence", [
+    ("first_position", "demi_plie:left", "demi_plie:left", "tendu_front:right", "tendu_front:left",
+     "tendu_front:left", "first_position", "fifth_position", "fifth_position", "demi_plie:left",
+     "grand_plie:right", "tendu_side:left", "tendu_back:left", "demi_plie:left", "fifth_position",
+     "tendu_back:left", "tendu_front:right", "fifth_position", "second_position"),
+    ("third_position", "demi_plie:right", "tendu_back:right", "fifth_position", "grand_plie:left",
+     "demi_plie:right", "fifth_position", "first_position", "second_position"),
+], ids=["first seed 20", "third seed 1"])
+def test_seeded_draws_that_fell_in_their_change_into_second_complete(sequence):
+    # Session 7's sweep (seeds 0-49, 20 steps): seed 20 from first fell at 131.6 s in its change from fifth
+    # into second, and seed 1 from third at 52.5 s in its change from first into second, both as the foot
+    # landed: the supporting leg's fondu sags the pelvis 4-5 cm out over it, the landing leg solved for the
+    # targets' pelvis set its foot down 1.3-3.6 cm short of its place and, straight, pushed the COM off the
+    # supporting foot. Since the real tendu (2b17e4c) the feet stand a little differently before the change
+    # and both complete, the landing itself unchanged and still marginal (planting the foot where it touches
+    # down held these but made the fourth-start draw below fall: see issue 18's notes, session 8).
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(run)
+
+
 @pytest.mark.parametrize("start", ["second_position", "third_position", "fourth_position", "fifth_position"])
 def test_a_seeded_random_twenty_step_sequence_from_another_position_completes(start):
     # The weight shift and the one-foot steps from second to fifth (closed-chain weight shift but
