@@ -723,11 +723,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "is not balanced yet (back in first after it the left knee bent 10 degrees as the "
                           "heels rose and the dancer fell, also after a plie there; in third the dancer fell "
                           "from 1.65 m up); the releve on one foot is: add weight_shift and retire")
-    if name.startswith("tendu_") and state.support == "both" and state.changed_from == "fourth_position":
-        raise DancerError(f"{name} straight from both feet right after the change out of fourth_position is "
-                          "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
-                          "seeded random sequences too); add a weight_shift first, or reach "
-                          f"{state.position} from third or fifth")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
