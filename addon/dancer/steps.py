@@ -78,9 +78,10 @@ TRANSITIONS = frozenset(
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
     + [("fifth_position", "second_position", "L")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
-# weight goes onto the supporting foot, the working foot brushes out and back over its spot by IK
-# (its knee bent forwards: see perform.HOVER_KNEE), and the closed chain closes it there (aiming past
-# the spot by the legs' give under the load) and brings the weight back to the middle. In first every
+# weight goes onto the supporting foot, the working foot's toes slide out along the floor and back
+# (Phase.slide), it comes back over its spot by IK (its knee bent forwards: see perform.HOVER_KNEE),
+# and the closed chain closes it there (aiming past the spot by the legs' give under the load) and
+# brings the weight back to the middle. In first every
 # tendu on either leg (both feet within 0.6 cm of where they stood after six; each tendu back slid
 # both 3.3 cm while the hovering knee was solved bent backwards). In third and fifth the front (right)
 # foot's tendus, the weight on the back foot (COM 5.3-6.1 cm inside over each one's last second, the
@@ -88,17 +89,18 @@ TRANSITIONS = frozenset(
 # weight on the front foot (2.8-3.1 cm inside; closed along the floor, see perform._aimed_give: aimed
 # below it, the front foot's tendu after them fell), but not after a plie there (see
 # BACK_FOOT_TENDU_AFTER_A_PLIE).
-# In fifth the back foot's tendus side and back too (see TENDU_BEHIND_FROM_BOTH_FEET).
-# Not yet there: the back foot's tendu front in fifth (it crosses the front foot and fell),
-# and every tendu from both feet in second (the first one fell as the foot came back: the weight
+# In fifth the back foot's tendus too (see TENDU_BEHIND_FROM_BOTH_FEET): its tendu front, from under
+# its own hip, fell while the tendu was a battement (12.5 s in); with the toes along the floor it holds
+# (1.3-2.0 m, also twice, after plies and before the front foot's: the COM 0.9-8.7 cm inside in every
+# step's last second, the supporting foot 0.1-0.5 cm).
+# Not yet there: every tendu from both feet in second (the first one fell as the foot came back: the weight
 # shift leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth
 # (the weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
-_FRONT_FOOT_TENDUS = frozenset((d, "R") for d in ("front", "side", "back"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
-    "fifth_position": _FRONT_FOOT_TENDUS | {("side", "L"), ("back", "L")},
+    "fifth_position": _EITHER_FOOT_TENDUS,
 }
 # Where the back foot's tendus from both feet are done as the one-foot tendu after a weight shift: the
 # closed-chain shift onto the front foot leaves its knee bent 20 degrees, and the supporting leg
@@ -108,7 +110,7 @@ TENDU_FROM_BOTH_FEET = {
 # TENDU_CLOSE_BEHIND_BLEND: the chain bends the front knee back to 20 degrees as the weight goes to the
 # middle, and in TENDU_CLOSE (pose over half a second) the feet chattered off the floor and both slid
 # 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
-# inside. Its tendu front crosses the front foot and fell (12.5 s in) either way.
+# inside.
 TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
 TENDU_CLOSE_BEHIND = 4.0
 TENDU_CLOSE_BEHIND_BLEND = 2.0
@@ -131,19 +133,15 @@ PLIE_BEFORE_THE_CHANGE_FALLS = {
                                            "its toes came up as the closed chain pulled it in, and the "
                                            "dancer fell off the supporting foot",
 }
-# Positions where the tendu back straight from both feet fell after a change into them, and how. In
-# first after the change from fifth: the left foot's at 14.7 s, and 21.2 after a grand plie in fifth
-# (first seed 20). The leg swings out and up (the ankle 50 cm behind and 35-45 cm up, twice) and the
-# supporting foot, set down by the change, slid 0.9-1.7 cm, its toes came off the floor and the dancer
-# fell backwards. Before the pelvis rolled to straighten the landed knee in first, the right foot's
-# fell too after the grand plie (22.6 s; first seed 39) and after the change from third that followed
-# the back foot's tendu there (28.4 s; third seed 47); they hold now, and so do the right foot's from
-# fifth and from third, but with the supporting foot sliding the same way, so every tendu back from
-# both feet after a change into first is refused. Straight from the position it holds (TENDUS).
-TENDU_BACK_AFTER_A_CHANGE_FALLS = {
-    "first_position": "the leg swings up behind, the supporting foot set down by the change slid a "
-                      "centimetre or two and its toes came up, and the dancer fell backwards (after changes "
-                      "from fifth and third)",
+# The left foot's changes between first and third (by the new position) that fell right after the change
+# out of fourth into the position they leave (seeded sweep seed 63 from fourth: fourth, first, weight shift
+# onto the right foot, third fell 14.4 s in, 16.1 with first standing between, and fourth, third, weight
+# shift, first 16.3): the carried foot swung 15 cm up and on to 27 cm behind the supporting foot, and the
+# dancer fell backwards. Into fifth from there it held, and so do these changes when first or third was not
+# reached from fourth.
+LEFT_AFTER_FOURTH_FALLS = {
+    name: "the carried foot swung 15 cm up and 27 cm behind the supporting foot and the dancer fell backwards"
+    for name in ("first_position", "third_position")
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
 # set down as a tendu from both feet closes, then the weight goes over), and why.
@@ -664,6 +662,12 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            after_fourth = state.changed_from == "fourth_position"
+            if moving != FRONT_FOOT and after_fourth and name in LEFT_AFTER_FOURTH_FALLS:
+                raise DancerError(f"changing from {state.position} to {name} with the left foot moving right "
+                                  "after the change out of fourth_position is not balanced yet "
+                                  f"({LEFT_AFTER_FOURTH_FALLS[name]}); into fifth_position it is, or change "
+                                  "with the right foot")
             if state.plied and (state.position, name) in PLIE_BEFORE_THE_CHANGE_FALLS:
                 raise DancerError(f"changing from {state.position} to {name} after a plie there is not "
                                   f"balanced yet ({PLIE_BEFORE_THE_CHANGE_FALLS[state.position, name]}); "
@@ -724,21 +728,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "is not balanced yet (back in first after it the left knee bent 10 degrees as the "
                           "heels rose and the dancer fell, also after a plie there; in third the dancer fell "
                           "from 1.65 m up); the releve on one foot is: add weight_shift and retire")
-    if name.startswith("tendu_") and state.support == "both" and state.changed_from == "fourth_position":
-        raise DancerError(f"{name} straight from both feet right after the change out of fourth_position is "
-                          "not balanced yet (the dancer fell in the tendu front and side of either foot, in "
-                          "seeded random sequences too); add a weight_shift first, or reach "
-                          f"{state.position} from third or fifth")
-    if (name == "tendu_back" and state.support == "both" and state.changed
-            and state.position in TENDU_BACK_AFTER_A_CHANGE_FALLS):
-        raise DancerError(f"{name} straight from both feet after a change into {state.position} is not "
-                          f"balanced yet ({TENDU_BACK_AFTER_A_CHANGE_FALLS[state.position]}); add a "
-                          "weight_shift first for the one-foot tendu, or start the sequence there")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = ("in first_position and third_position on either foot, and in fifth_position with the "
-                     "front (right) foot, and to the side and back with the back (left) one")
+            where = "in first_position, third_position and fifth_position on either foot"
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
