@@ -547,8 +547,8 @@ class World(RigidContacts):
         drop one after another.
 
         ``drop`` > 0 (m): each body is let go this far above what lies beneath it (the highest poured
-        body whose box overlaps its own from above, or the ground) instead of from where it waits, when
-        that is lower: a funnel raised as the heap grows, the way an angle of repose is measured
+        body whose box overlaps its own across, or the ground) instead of from where it waits: a funnel
+        raised as the heap grows (it never blocks), the way an angle of repose is measured
         (poured slowly from just above the heap's top, so the slope is the one friction holds, not
         what the impacts of a long fall spread)."""
         state = self._body_state()
@@ -614,10 +614,10 @@ class World(RigidContacts):
             self._active_clusters = None
 
     def _lower_to_heap(self, body: int, present, low, high, drop: float) -> None:
-        """Move held ``body`` straight down until its bottom is ``drop`` above the top of what lies
-        beneath it (``present`` bodies whose boxes ``low``/``high``, widened by a contact's reach,
-        overlap its own across; or the ground), if that is lower than where it waits; its box moves
-        with it."""
+        """Move held ``body`` straight down (or up, over a heap grown past where it waits) until its
+        bottom is ``drop`` above the top of what lies beneath it (``present`` bodies whose boxes
+        ``low``/``high``, widened by a contact's reach, overlap its own across; or the ground); its box
+        moves with it."""
         members, cluster = self._clusters["members"], self._clusters["cluster"]
         radius = self.particle_radius
         across = np.all((low[:, :2] <= high[body, :2]) & (low[body, :2] <= high[:, :2]), axis=1)
@@ -628,10 +628,9 @@ class World(RigidContacts):
         if not np.isfinite(top):
             return
         shift = (top + drop) - (low[body, 2] + radius)
-        if shift < 0:
-            self._x[members[cluster == body], 2] += shift
-            low[body, 2] += shift
-            high[body, 2] += shift
+        self._x[members[cluster == body], 2] += shift
+        low[body, 2] += shift
+        high[body, 2] += shift
 
     def _update_sleep(self, dt: float, before: NDArray[np.float64]) -> None:
         state, clusters = self._sleep, self._clusters
