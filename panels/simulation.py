@@ -105,6 +105,9 @@ class PROCANIM_PT_simulation(GeneratorPanel, bpy.types.Panel):
         rigid.label(text="Rigid Pile", icon="RIGID_BODY")
         rigid.prop(settings, "static_friction")
         rigid.prop(settings, "pour_interval")
+        drop = rigid.row()
+        drop.active = settings.pour_interval > 0
+        drop.prop(settings, "pour_drop")
         rigid.prop(settings, "rigid_contacts")
         sequential = rigid.row()
         sequential.active = settings.rigid_contacts == "SEQUENTIAL"

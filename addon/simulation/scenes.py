@@ -63,6 +63,9 @@ class SimulationSettings:
     sleep_speed: float = 0.05
     # Rigid piles: frames between one body's release and the next (lowest first; 0 drops all at once).
     pour_interval: int = 0
+    # Rigid piles, pouring: let each body go this far (m) above what lies beneath it, a funnel raised as
+    # the heap grows (World.pour), instead of from where it waits; 0: from where it waits.
+    pour_drop: float = 0.0
     # Rigid piles: how contacts are solved, "fit" (each body fitted to all its contacts at once) or
     # "sequential" (one contact after another: bodies roll, topple and keep their spin); see
     # World.enable_rigid_contacts.
@@ -109,6 +112,8 @@ class SimulationSettings:
             problems.append(f"static friction must be >= 0 (got {self.static_friction})")
         if self.pour_interval < 0:
             problems.append(f"pour interval must be >= 0 frames (got {self.pour_interval})")
+        if not 0 <= self.pour_drop < float("inf"):
+            problems.append(f"pour drop must be >= 0 m (got {self.pour_drop})")
         if self.rigid_contacts not in RIGID_CONTACTS:
             problems.append(f"rigid contacts must be one of {RIGID_CONTACTS} (got {self.rigid_contacts!r})")
         if not self.rolling_resistance >= 0:
@@ -519,7 +524,7 @@ def build_rigid_world(
         order = np.argsort([float(b.vertices[:, 2].min()) for b in bodies], kind="stable")
         delays = np.empty(len(bodies))
         delays[order] = np.arange(len(bodies)) * settings.pour_interval * settings.dt
-        world.pour(delays)
+        world.pour(delays, drop=settings.pour_drop)
     world.separate()  # bodies resting on the ground or on each other start there, not with a jump
     return world, samples, offsets
 

@@ -540,17 +540,27 @@ class World(RigidContacts):
         state["speed"], state["frames"] = float(speed), int(frames)
         state["wake"] = WAKE_FACTOR * float(speed)
 
-    def pour(self, delays: ArrayLike) -> None:
+    def pour(self, delays: ArrayLike, drop: float = 0.0) -> None:
         """Hold each shape-matched body where it is for its delay in ``delays`` (seconds from now, one
         per body, in cluster order), then let it fall from rest, once nothing else is where it waits.
         A held body touches nothing and costs nothing, so bodies may wait overlapping at one spout and
-        drop one after another."""
+        drop one after another.
+
+        ``drop`` > 0 (m): each body is let go this far above what lies beneath it (the highest poured
+        body whose box overlaps its own across, or the ground) instead of from where it waits: a funnel
+        raised as the heap grows (it never blocks), the way an angle of repose is measured
+        (poured slowly from just above the heap's top, so the slope is the one friction holds, not
+        what the impacts of a long fall spread)."""
         state = self._body_state()
         seconds = np.asarray(delays, dtype=np.float64)
         if seconds.shape != state["held"].shape or not np.all(np.isfinite(seconds)):
             raise SimulationError(f"pour needs one finite delay per body ({len(state['held'])})")
+        if not (np.isfinite(drop) and drop >= 0):
+            raise SimulationError(f"a pour's drop height must be a number >= 0 (m), got {drop}")
         state["release"] = self.time + seconds
-        state["held"] = seconds > 0
+        state["drop"] = float(drop)
+        # With a drop, even a body due now waits for its first step's release, which lowers it.
+        state["held"] = (seconds > 0) | (drop > 0)
         members, cluster = self._clusters["members"], self._clusters["cluster"]
         held = members[state["held"][cluster]]
         self._w[held] = 0.0
@@ -589,6 +599,8 @@ class World(RigidContacts):
         present = ~state["held"]
         letting_go = np.zeros_like(present)
         for body in due[np.argsort(state["release"][due], kind="stable")]:
+            if state["drop"] > 0:
+                self._lower_to_heap(body, present, low, high, state["drop"])
             if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
                 break
             present[body] = letting_go[body] = True
@@ -600,6 +612,25 @@ class World(RigidContacts):
             state["held"] &= ~due
             state["calm"][due] = 0
             self._active_clusters = None
+
+    def _lower_to_heap(self, body: int, present, low, high, drop: float) -> None:
+        """Move held ``body`` straight down (or up, over a heap grown past where it waits) until its
+        bottom is ``drop`` above the top of what lies beneath it (``present`` bodies whose boxes
+        ``low``/``high``, widened by a contact's reach, overlap its own across; or the ground); its box
+        moves with it."""
+        members, cluster = self._clusters["members"], self._clusters["cluster"]
+        radius = self.particle_radius
+        across = np.all((low[:, :2] <= high[body, :2]) & (low[body, :2] <= high[:, :2]), axis=1)
+        under = np.flatnonzero(present & across)
+        # The boxes are the particles' centres widened by two radii; surfaces lie one radius out.
+        tops = high[under, 2] - radius
+        top = max(tops.max(initial=-np.inf), self._ground[0] if self._ground is not None else -np.inf)
+        if not np.isfinite(top):
+            return
+        shift = (top + drop) - (low[body, 2] + radius)
+        self._x[members[cluster == body], 2] += shift
+        low[body, 2] += shift
+        high[body, 2] += shift
 
     def _update_sleep(self, dt: float, before: NDArray[np.float64]) -> None:
         state, clusters = self._sleep, self._clusters

@@ -68,6 +68,12 @@ def add_cli(subparsers) -> None:
         default=None,
         help="pile: frames between one cube's drop and the next (default: the demo's; 0 drops all at once)",
     )
+    parser.add_argument(
+        "--pour-drop",
+        type=float,
+        default=None,
+        help="pile: let each cube go this far (m) above the heap, not from the spout (default: the demo's)",
+    )
     parser.set_defaults(run=_cli_simulate)
 
 
@@ -95,11 +101,13 @@ def _cli_simulate(args, context) -> None:
         call_operator("procanim.add_rigid_pile_demo", **({"count": args.cubes} if args.cubes else {}))
         if args.pour_interval is not None:  # after the demo, which sets its own
             settings.pour_interval = args.pour_interval
+        if args.pour_drop is not None:
+            settings.pour_drop = args.pour_drop
         if args.contacts is not None:
             settings.rigid_contacts = args.contacts.upper()
         if args.rolling_resistance is not None:  # after the demo too: a pour sets its own
             settings.rolling_resistance = args.rolling_resistance
-        keys = ("static_friction", "pour_interval", "rigid_contacts", "rolling_resistance")
+        keys = ("static_friction", "pour_interval", "pour_drop", "rigid_contacts", "rolling_resistance")
         pile = {key: getattr(settings, key) for key in keys}
         call_operator("procanim.bake_rigid_pile", **shared, **automatic, **pile)
         return

@@ -152,6 +152,18 @@ class _RigidPileProperties(_AutoSubstepProperties):
         min=0,
         max=1000,
     )
+    pour_drop: FloatProperty(
+        name="Pour Drop",
+        description=(
+            "With a Pour Interval: each body is let go this far above what lies beneath it (the heap or the "
+            "floor), as from a funnel raised as the heap grows, instead of falling from where it waits (0). "
+            "A low drop heaps bodies at the slope their friction holds; a long fall spreads them flatter"
+        ),
+        default=0.0,
+        min=0.0,
+        soft_max=2.0,
+        unit="LENGTH",
+    )
     rigid_contacts: EnumProperty(
         name="Contacts", description="How contacts between the bodies are solved", items=RIGID_CONTACT_ITEMS,
         default="FIT",
@@ -269,6 +281,7 @@ def simulation_settings(op, context: bpy.types.Context, **overrides) -> Simulati
         values.update(
             static_friction=op.static_friction,
             pour_interval=op.pour_interval,
+            pour_drop=op.pour_drop,
             rigid_contacts=op.rigid_contacts.lower(),
             # Greyed out in the sidebar with Body Fit contacts, which cannot roll.
             rolling_resistance=op.rolling_resistance if op.rigid_contacts == "SEQUENTIAL" else 0.0,

@@ -173,14 +173,22 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
         if self.arrangement == "POUR":
             # The sidebar's Bake Rigid Pile button then pours them (one every few frames, lowest first).
             settings = context.scene.procanim.simulation
+            # The sidebar's Rigid Pile settings are the pour's (the user asked for a pour ready to bake;
+            # the report names every one it set, and Undo restores them).
             settings.pour_interval = DEMO_POUR_INTERVAL
+            settings.pour_drop = 0.0  # from the spout (the heap test's pour; see Pour Drop)
             settings.rigid_contacts = DEMO_POUR_CONTACTS
             settings.rolling_resistance = DEMO_ROLLING_RESISTANCE
             # Each cube also waits until the one before has cleared the spout: up to four intervals
             # apiece (46 of 50 cubes had left after 700 frames), then six seconds to settle (the last
             # ones still slid and toppled three seconds after leaving).
             settings.frame_count = max(settings.frame_count, 4 * DEMO_POUR_INTERVAL * self.count + 144)
-            self.report({"INFO"}, f"Added {self.count} cubes at a spout; press Bake Rigid Pile to pour them")
+            self.report(
+                {"INFO"},
+                f"Added {self.count} cubes at a spout; press Bake Rigid Pile to pour them (set Pour Interval "
+                f"{settings.pour_interval}, Pour Drop {settings.pour_drop:.3g} m, Contacts Sequential, "
+                f"Rolling Resistance {settings.rolling_resistance:g}, Frames {settings.frame_count})",
+            )
         else:
             self.report({"INFO"}, f"Added {self.count} cubes; press Bake Rigid Pile")
         return {"FINISHED"}

@@ -233,17 +233,24 @@ def test_rolling_resistance_with_body_fit_contacts_is_reported_not_ignored_in_si
     assert "Rolling Resistance" not in capsys.readouterr().out
 
 
-def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_settings():
+def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_settings(capsys):
+    capsys.readouterr()
     assert bpy.ops.procanim.add_rigid_pile_demo(count=3, size=0.3) == {"FINISHED"}
     settings = bpy.context.scene.procanim.simulation
     assert settings.pour_interval > 0  # the demo prepared the sidebar's Bake Rigid Pile for a pour
-    # with the contacts that heap at the friction's angle (tests/unit/test_simulation_heap_pour.py)
+    # with the contacts and the funnel that heap at the friction's angle (test_simulation_heap_pour.py)
     assert settings.rigid_contacts == "SEQUENTIAL" and settings.rolling_resistance == pytest.approx(0.3)
+    assert settings.pour_drop == 0.0  # they fall from the spout
+    # The sidebar settings it changed are named, not changed in silence.
+    report = capsys.readouterr().out
+    for setting in ("Pour Interval 4", "Pour Drop 0 m", "Contacts Sequential", "Rolling Resistance 0.3"):
+        assert setting in report
     cubes = sorted(bpy.context.selected_objects, key=lambda o: o.matrix_world[2][3])  # lowest first
     spout = max(c.matrix_world[2][3] for c in cubes)
     overrides = {
         "frame_count": 60,
         "pour_interval": settings.pour_interval,
+        "pour_drop": 0.15,  # each let go half a cube above the floor or the cubes before it
         "static_friction": 0.8,
         "rigid_contacts": "SEQUENTIAL",
         "rolling_resistance": 0.1,  # passed through to the rigid world (cubes barely roll)
@@ -263,6 +270,11 @@ def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_setti
         np.testing.assert_allclose(heights[: first_move[k], k], heights[0, k], atol=1e-6)
     # All end on the floor or on each other: nothing thrown over the spout, nothing through the ground.
     assert heights[-1].max() < spout - 0.5 and heights[-1].min() > 0.1
+    # Let go half a cube above what lies beneath, not from the spout (1.7 m; from there a frame's fall is
+    # 8.5 mm): the first cube, over the bare floor, is within 0.15 m + its half diagonal (0.26) + a
+    # particle radius of it the frame after its release (the others land on it, each higher).
+    assert heights[first_move[0], 0] < 0.15 + 0.26 + 0.03
+    assert heights[first_move, range(3)].max() < spout
 
 
 def test_a_plank_dropped_from_five_metres_onto_another_rests_on_it_at_the_defaults():

@@ -170,6 +170,37 @@ def test_a_pour_releases_one_body_after_another_lowest_first_and_only_when_its_s
     assert sorted(tops) == pytest.approx([0.35, 0.75, 1.15], abs=0.03)  # a stack, nothing flung away
 
 
+def test_a_pour_with_a_drop_lets_each_body_go_that_far_above_the_heap_not_from_the_spout():
+    """A funnel raised as the heap grows: each cube leaves ``pour_drop`` above what lies beneath it (the
+    ground, then the cube before), so it lands at the speed of that short fall, not of the spout's 3 m."""
+    drop = 0.1
+    bodies = [_cube(0.3, [0.0, 0.0, 3.0 + 0.001 * k]) for k in range(3)]
+    settings = _settings(48, pour_interval=4, particle_radius=0.05, pour_drop=drop)
+    world, _, offsets = build_rigid_world(bodies, [], settings)
+    bottoms, fastest = {}, 0.0
+    previous = world.positions
+    for _, positions in run_frames(world, settings, 1):
+        for k in range(3):
+            cube = slice(offsets[k], offsets[k + 1])
+            if k in bottoms:  # falling or landed since a frame before (not the jump down to its drop)
+                fastest = max(fastest, np.abs(positions[cube] - previous[cube]).max() * settings.fps)
+            elif not world.held[k]:  # let go this frame: its surface's bottom now
+                bottoms[k] = positions[cube, 2].min() - 0.05  # a radius out
+        previous = positions
+    # Let go a drop above the ground, then above the top of the cube below (their surfaces a particle
+    # radius outside the samples: a stack rises 0.4 m a cube); a frame's fall since then: 8.5 mm.
+    fallen = 0.5 * 9.81 / settings.fps**2
+    expected = [drop - fallen, 0.4 + drop - fallen, 0.8 + drop - fallen]
+    assert [bottoms[k] for k in range(3)] == pytest.approx(expected, abs=0.01)
+    assert fastest < 1.5 * np.sqrt(2 * 9.81 * drop)  # never near the 7.7 m/s of a 3 m fall
+    tops = [positions[offsets[k] : offsets[k + 1], 2].max() for k in range(3)]
+    assert sorted(tops) == pytest.approx([0.35, 0.75, 1.15], abs=0.03)
+    with pytest.raises(SimulationError, match="pour drop"):
+        SimulationSettings(pour_drop=-0.1)
+    with pytest.raises(SimulationError, match="drop height"):
+        world.pour(np.zeros(3), drop=float("nan"))
+
+
 def test_sleeping_bodies_are_left_out_of_shape_matching_and_the_contact_search():
     bodies = [_cube(0.3, [0.5 * k, 0.0, 0.15]) for k in range(4)]
     settings = _settings(24, particle_radius=0.05)
