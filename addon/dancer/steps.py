@@ -416,6 +416,12 @@ TENDU = {"front": (0.0, -0.65), "side": (-0.65, 0.0), "back": (0.0, 0.65)}
 TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
+# Seconds of a weight shift from one foot straight to the other when the sequence does not say. Across
+# second's wide feet (the COM travels 0.4 m) in 3 s the COM was still 12 cm short of the foot taking the
+# weight as the step's last second began, and the unloaded foot, light, left the floor for a tick with
+# the COM 1.7 cm outside the other foot alone (seed 61 of the draw from second); in 4 s it is 6 cm
+# nearer then and 2.9 cm from its target half a second before the end (7.0 cm in 3 s).
+ACROSS_SECONDS = {"second_position": 4.0}
 PLIE_SETTLE = 1.5
 # Where a plie is done by the closed chain (the pelvis lowered and raised with both feet held on
 # their spots by the legs' IK) instead of by the position's knee angles: in fifth each plie by the
@@ -997,6 +1003,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if state.support == other(support):
             # From one foot to the other through the middle: straight across, the foot that had
             # been unloaded took the weight with its heel still light, and the next step fell.
+            if seconds is None and state.position in ACROSS_SECONDS:
+                duration = ACROSS_SECONDS[state.position]
             shift, upright = _upright_split(duration, state)
             to_middle, across = _split(shift, 2.0, 3.0)
             phases.append(Phase(label, to_middle, pose, "both", "stand", 0.5,

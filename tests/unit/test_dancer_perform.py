@@ -1292,6 +1292,22 @@ def test_the_weight_shifts_back_onto_a_hovering_foot_set_down_on_its_place(seque
         assert np.linalg.norm(run.com[end, :2] - run.com_targets[end]) < 0.015, sequence[index]
 
 
+def test_the_weight_shift_from_one_foot_to_the_other_in_second_is_over_the_foot_for_its_last_second():
+    # Seed 61 of the draw from second, to its fifth step: straight across second's wide feet in 3 s the
+    # COM was still 12 cm short of the right foot as the step's last second began, and the unloaded left
+    # foot, light, left the floor for a tick with the COM 1.7 cm outside the right foot alone. In 4 s
+    # (ACROSS_SECONDS) it is 2.9 cm from its target half a second before the end (7.0 cm in 3 s).
+    sequence = ("second_position", "second_position", "second_position", "weight_shift:left",
+                "weight_shift:right")
+    run = perform(sequence)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s in {run.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(run)
+    _, start, end = run.phase_times[-1]
+    assert end - start == pytest.approx(4.0)
+    last = np.nonzero(run.step_window(len(sequence) - 1, 0.5))[0]
+    assert np.linalg.norm(run.com[last, :2] - run.com_targets[last], axis=1).max() < 0.04
+
+
 def test_the_weight_shift_onto_a_hovering_foot_is_refused_where_it_falls():
     with pytest.raises(DancerError, match="shifting the weight back onto it in second_position"):
         perform(("second_position", "weight_shift", "tendu_side", "weight_shift:right"))
