@@ -38,6 +38,14 @@ BALLS_TRACKING = 1.25
 # splayed legs push their balls outwards, and each slid 1.9 cm away from the other over the step (1.5
 # at 1.1 m, 2.1 at 2.0 m); aimed 6 mm in, 0.6-0.9 cm from 1.1 to 2.0 m.
 BALLS_AIM_IN = {"second_position": 0.006}
+# While the weight goes back from the balls to the middle of the feet (steps.RELEVE_BACK) the stance
+# poses move the COM forward and back only: in third, after changes from first into fifth and on into
+# third, the back heel stayed up and the COM drifted 4.8 cm sideways towards it (the dancer fell at 1.5 m).
+# The heel on the side the COM drifts to is pressed down, by this much (rad) per metre of sideways error
+# and per metre-second of its integral: the longer leg pushes the pelvis back over the feet. In fifth,
+# the feet crossed one behind the other, it made the dancer fall (1.1-1.65 m): third only.
+HEEL_PRESS = (4.0, 5.0)
+HEEL_PRESS_AT = ("third_position",)
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
 CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed chain
@@ -919,6 +927,13 @@ def perform_steps(
             phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0),
                                        upright)
         stance_jacobian = None
+        heel_press = 0.0
+        press_across = None
+        if phase.heels == 0.0 and phase.target == "stand" and position_now in HEEL_PRESS_AT:
+            # The pelvis' left, not the line between the balls: in third that line also runs
+            # forward, and the COM's lag behind the target going back read as a sideways drift.
+            across = sim.data.xmat[sim.root].reshape(3, 3)[:2, 1].copy()
+            press_across = across / max(float(np.linalg.norm(across)), 1e-9)
         if phase.heels is not None:
             # Both feet about their balls: the legs' angles come from the body as planned (the
             # previous targets, the pelvis where it is), the COM as far from the balls as the
@@ -1017,6 +1032,12 @@ def perform_steps(
                 offsets = stance_jacobian @ (h * np.array([lean[1], -lean[0]]))
             else:
                 offsets = sim.lean_offsets(lean, (lean_index, weights))
+            if press_across is not None:
+                drift = float((c - target) @ press_across)
+                heel_press += CONTROL_DT * HEEL_PRESS[1] * drift
+                press = HEEL_PRESS[0] * drift + heel_press
+                offsets[sim.index["foot.L_y"]] += max(press, 0.0)
+                offsets[sim.index["foot.R_y"]] += max(-press, 0.0)
             lean_now = offsets.copy()
             if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is

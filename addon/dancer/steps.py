@@ -538,6 +538,7 @@ class State:
     changed_from: str = ""    # the position a change into this one came from
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
     earlier_from: str = ""    # the position the change before the last one came from
+    since_change: int = 0     # steps done since the change into this position (or the start)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -635,6 +636,8 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
         try:
             if not allow_unbalanced:
                 _check_balanced(state, name, side, height)
+            # A change starts a fresh State, which counts from 0 again.
+            state = replace(state, since_change=state.since_change + 1)
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
             if name in _BOTH_FEET:
                 state = replace(state, plied=True)
@@ -708,15 +711,17 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "1.3-2.0 m and the balls slid 3.5-10 cm in the others); do the releve before "
                               "the plie, or start the sequence in second_position for it")
     if (name == "releve" and state.support == "both" and side is None and state.position == "third_position"
-            and state.changed_from == "fifth_position" and state.earlier_from == "first_position"):
+            and state.changed_from == "fifth_position" and state.earlier_from == "first_position"
+            and state.since_change):
         # From fifth reached any other way (the start, from third) it holds at 1.1-2.0 m, the balls within
-        # 0.5 cm, the COM 4-7.4 cm inside the feet in its last second.
+        # 0.5 cm, the COM 4-7.4 cm inside the feet in its last second. Straight after the change from
+        # fifth (from first) it holds at 1.2-2.0 m since the heel press (perform.HEEL_PRESS): the balls
+        # within 1.3 cm, the COM 1.6-7.4 cm inside; at 1.1 m the change into fifth falls before it.
         raise DancerError("releve on both feet in third_position after changes from first_position into "
-                          "fifth and from there into third is not balanced yet (the back foot's ball slid "
-                          "1.3-3 cm and the COM ended 0.5-1.5 cm off the feet at 1.3-1.65 m, and the dancer "
-                          "fell at 1.5 m, also after plies between the changes); it holds from a "
-                          "fifth_position the sequence started in or reached from third, and the releve on "
-                          "one foot does: add weight_shift and retire")
+                          "fifth and from there into third, with steps in third between, is not balanced "
+                          "yet (after a plie, a tendu to the side or a weight shift there the COM ended "
+                          "0.2-2.9 cm off the feet at 1.65-2.0 m); do the releve straight after the "
+                          "change into third, or on one foot: add weight_shift and retire")
     if (name == "releve" and state.support == "both" and side is None and state.left_moved
             and state.position in ("first_position", "third_position")):
         raise DancerError(f"releve on both feet in {state.position} after the left foot's change of position "
