@@ -28,6 +28,14 @@ def test_the_slope_of_a_stepped_cone_is_its_angle(angle):
     assert heap_slope(centres, tops, 0.3) == pytest.approx(angle, abs=0.5)
 
 
+def test_a_stray_body_beyond_a_gap_is_not_part_of_the_heap():
+    centres, tops = _stepped_cone(30.0)
+    stray = np.array([[3.5, 0.0, 0.15]])  # a box that tumbled off, five empty rings out
+    radii, _ = heap_profile(np.vstack((centres, stray)), np.append(tops, 0.3), 0.3)
+    assert radii.max() < 6 * 0.3
+    assert heap_slope(np.vstack((centres, stray)), np.append(tops, 0.3), 0.3) == pytest.approx(30.0, abs=0.5)
+
+
 def test_the_profile_keeps_the_highest_body_of_each_ring():
     centres = np.array([[0.0, 0.0, 0.5], [0.1, 0.0, 0.2], [0.45, 0.0, 0.2], [-0.4, 0.1, 0.1]])
     radii, heights = heap_profile(centres, centres[:, 2] + 0.15, 0.3)
