@@ -161,6 +161,7 @@ class _RigidPileProperties(_AutoSubstepProperties):
         ),
         default=0.0,
         min=0.0,
+        max=100.0,
         soft_max=2.0,
         unit="LENGTH",
     )
