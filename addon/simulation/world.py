@@ -523,6 +523,7 @@ class World(RigidContacts):
                 "asleep": np.zeros(count, bool),
                 "held": np.zeros(count, bool),
                 "release": np.full(count, -np.inf),  # when each held body is let go (``time``)
+                "let_go": np.full(count, -np.inf),  # when each poured body was let go (``time``)
                 "weights": self._w.copy(),
             }
         return self._sleep
@@ -597,10 +598,20 @@ class World(RigidContacts):
         low = np.minimum.reduceat(points, starts) - 2.0 * self.particle_radius
         high = np.maximum.reduceat(points, starts) + 2.0 * self.particle_radius
         present = ~state["held"]
+        # With a drop, a body still falling since it was let go (nothing has slowed it below half the
+        # speed of a free fall that long) is not part of the heap yet: counting it raised the funnel
+        # over every body still in the air, 27 m in a 50-cube pour of 0.3 m cubes with a 0.15 m drop
+        # every 4 frames (that fall takes 4.2), and the cubes landed from there.
+        sizes = np.diff(np.append(starts, len(members)))
+        sinking = np.add.reduceat(self._v[members, 2], starts) / sizes
+        poured = np.isfinite(state["let_go"])
+        since = self.time - np.where(poured, state["let_go"], self.time)
+        falling = poured & (sinking < -0.5 * np.linalg.norm(self.gravity) * since)
+        landed = present & ~falling
         letting_go = np.zeros_like(present)
         for body in due[np.argsort(state["release"][due], kind="stable")]:
             if state["drop"] > 0:
-                self._lower_to_heap(body, present, low, high, state["drop"])
+                self._lower_to_heap(body, landed, low, high, state["drop"])
             if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
                 break
             present[body] = letting_go[body] = True
@@ -611,6 +622,7 @@ class World(RigidContacts):
             self._v[released] = 0.0
             state["held"] &= ~due
             state["calm"][due] = 0
+            state["let_go"][due] = self.time
             self._active_clusters = None
 
     def _lower_to_heap(self, body: int, present, low, high, drop: float) -> None:
