@@ -377,15 +377,20 @@ TENDU_KNEE_SPEED = 1.0  # rad/s: the fastest the working knee straightens in a t
 TENDU_HEEL_CLEAR = 0.005  # m: the least the heel stays above the toes' aim (the tip touches first)
 
 
+def _tip_geoms(sim: DancerSim, side: str) -> tuple[int, NDArray[np.intp]]:
+    """The ``side`` toe body and its two foremost contact geoms (the tip of the toes)."""
+    m = sim.model
+    toe = sim.body_ids[f"toe.{side}"]
+    ids = np.nonzero(m.geom_bodyid == toe)[0]
+    return toe, ids[np.argsort(m.geom_pos[ids, 0])[-2:]]
+
+
 def toe_tip(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
     """The ``side`` toe body and the point in its frame under the tip of the toes (where the sole
     of the pointed foot's tip touches the floor): between the two foremost contacts, a contact
     radius below them."""
-    m = sim.model
-    toe = sim.body_ids[f"toe.{side}"]
-    local = m.geom_pos[m.geom_bodyid == toe]
-    tips = local[np.argsort(local[:, 0])[-2:]]
-    return toe, tips.mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
+    toe, tips = _tip_geoms(sim, side)
+    return toe, sim.model.geom_pos[tips].mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
 
 
 def pointed_leg(sim: DancerSim, side: str) -> tuple[float, float]:
@@ -433,10 +438,8 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
     names = [f"thigh.{side}_x", f"thigh.{side}_y", f"foot.{side}_y", f"foot.{side}_x", f"shin.{side}_y"]
     index = [scratch.index[n] for n in names]
     dofs, qadr = scratch.dadr[index], scratch.qadr[index]
-    toe = scratch.body_ids[f"toe.{side}"]
-    ids = np.nonzero(m.geom_bodyid == toe)[0]
-    tips = m.geom_pos[ids[np.argsort(m.geom_pos[ids, 0])[-2:]]]
-    tips[:, 2] -= scratch.body.contact_radius
+    toe, tip_ids = _tip_geoms(scratch, side)
+    tips = m.geom_pos[tip_ids] - np.array([0.0, 0.0, scratch.body.contact_radius])
     foot, heel = _heel(scratch, side)
     jacs = [np.zeros((3, m.nv)) for _ in range(3)]
     d.qpos[:] = qpos
@@ -492,11 +495,8 @@ def _held_against_gravity(scratch: DancerSim, qpos: NDArray[np.float64], mask: N
 
 def _toe_lowest(sim: DancerSim, side: str) -> float:
     """Height above the floor of the lower of the ``side`` toes' two tip contacts (their undersides)."""
-    m, d = sim.model, sim.data
-    toe = sim.body_ids[f"toe.{side}"]
-    ids = np.nonzero(m.geom_bodyid == toe)[0]
-    tips = ids[np.argsort(m.geom_pos[ids, 0])[-2:]]
-    return float(d.geom_xpos[tips, 2].min()) - sim.body.contact_radius
+    _, tips = _tip_geoms(sim, side)
+    return float(sim.data.geom_xpos[tips, 2].min()) - sim.body.contact_radius
 
 
 def _swivel(sim: DancerSim, about: NDArray[np.float64], angle: float) -> None:

@@ -732,24 +732,23 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "after changes from first, third and fifth the dancer fell in 5 of 8 at "
                               "1.3-2.0 m and the balls slid 3.5-10 cm in the others); do the releve before "
                               "the plie, or start the sequence in second_position for it")
-    if (name == "releve" and state.support == "both" and side is None and state.position == "third_position"
-            and state.changed_from == "fifth_position" and state.earlier_from == "first_position"
-            and state.since_change):
-        # From fifth reached any other way (the start, from third) it holds at 1.1-2.0 m, the balls within
-        # 0.5 cm, the COM 4-7.4 cm inside the feet in its last second. Straight after the change from
-        # fifth (from first) it holds at 1.2-2.0 m since the heel press (perform.HEEL_PRESS): the balls
-        # within 1.3 cm, the COM 1.6-7.4 cm inside; at 1.1 m the change into fifth falls before it.
-        raise DancerError("releve on both feet in third_position after changes from first_position into "
-                          "fifth and from there into third, with steps in third between, is not balanced "
-                          "yet (after a plie, a tendu to the side or a weight shift there the COM ended "
-                          "0.2-2.9 cm off the feet at 1.65-2.0 m); do the releve straight after the "
-                          "change into third, or on one foot: add weight_shift and retire")
-    if (name == "releve" and state.support == "both" and side is None and state.left_moved
-            and state.position in ("first_position", "third_position")):
-        raise DancerError(f"releve on both feet in {state.position} after the left foot's change of position "
-                          "is not balanced yet (back in first after it the left knee bent 10 degrees as the "
-                          "heels rose and the dancer fell, also after a plie there; in third the dancer fell "
-                          "from 1.65 m up); the releve on one foot is: add weight_shift and retire")
+        if (state.position == "third_position" and state.changed_from == "fifth_position"
+                and state.earlier_from == "first_position" and state.since_change):
+            # From fifth reached any other way (the start, from third) it holds at 1.1-2.0 m, the balls
+            # within 0.5 cm, the COM 4-7.4 cm inside the feet in its last second. Straight after the change
+            # from fifth (from first) it holds at 1.2-2.0 m since the heel press (perform.HEEL_PRESS): the
+            # balls within 1.3 cm, the COM 1.6-7.4 cm inside; at 1.1 m the change into fifth falls before it.
+            raise DancerError("releve on both feet in third_position after changes from first_position into "
+                              "fifth and from there into third, with steps in third between, is not balanced "
+                              "yet (after a plie, a tendu to the side or a weight shift there the COM ended "
+                              "0.2-2.9 cm off the feet at 1.65-2.0 m); do the releve straight after the "
+                              "change into third, or on one foot: add weight_shift and retire")
+        if state.left_moved and state.position in ("first_position", "third_position"):
+            raise DancerError(f"releve on both feet in {state.position} after the left foot's change of "
+                              "position is not balanced yet (back in first after it the left knee bent 10 "
+                              "degrees as the heels rose and the dancer fell, also after a plie there; in "
+                              "third the dancer fell from 1.65 m up); the releve on one foot is: add "
+                              "weight_shift and retire")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
@@ -1257,9 +1256,14 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     return phases_out, state
 
 
+def _releve_parts(position: str) -> dict[str, float]:
+    """RELEVE_PARTS with the way back from the balls as long as it takes from ``position``."""
+    return {**RELEVE_PARTS, "back": RELEVE_BACK.get(position, RELEVE_PARTS["back"])}
+
+
 def releve_on_both_feet_seconds(position: str) -> float:
     """The least seconds the relevé on both feet takes from ``position``."""
-    return sum({**RELEVE_PARTS, "back": RELEVE_BACK.get(position, RELEVE_PARTS["back"])}.values())
+    return sum(_releve_parts(position).values())
 
 
 def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
@@ -1269,10 +1273,10 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
     The legs are posed about the balls, which stay where they are (``Phase.heels``): ankle and toe
     joints move together with the COM kept just ahead of the balls until the heels are down, then
     the COM goes back over the middle of the feet. Outside first position the weight goes forward
-    onto the balls so too, the feet flat (see SHIFT_ON_THE_BALLS).
+    onto the balls so too, the feet flat (see SHIFT_BY_LEANING).
     """
-    parts = {**RELEVE_PARTS, "back": RELEVE_BACK.get(position, RELEVE_PARTS["back"])}
-    least = releve_on_both_feet_seconds(position)
+    parts = _releve_parts(position)
+    least = sum(parts.values())
     hold = duration - least
     if hold < -1e-9:
         raise DancerError(f"releve on both feet from {position} takes at least {least:g} s, got {duration:g}")
