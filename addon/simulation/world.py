@@ -602,16 +602,17 @@ class World(RigidContacts):
         # speed of a free fall that long) is not part of the heap yet: counting it raised the funnel
         # over every body still in the air, 27 m in a 50-cube pour of 0.3 m cubes with a 0.15 m drop
         # every 4 frames (that fall takes 4.2), and the cubes landed from there.
-        sizes = np.diff(np.append(starts, len(members)))
-        sinking = np.add.reduceat(self._v[members, 2], starts) / sizes
-        poured = np.isfinite(state["let_go"])
-        since = self.time - np.where(poured, state["let_go"], self.time)
-        falling = poured & (sinking < -0.5 * np.linalg.norm(self.gravity) * since)
-        landed = present & ~falling
+        drop = state["drop"]
+        if drop > 0:
+            sizes = np.diff(np.append(starts, len(members)))
+            sinking = np.add.reduceat(self._v[members, 2], starts) / sizes
+            poured = np.isfinite(state["let_go"])
+            since = self.time - np.where(poured, state["let_go"], self.time)
+            landed = present & ~(poured & (sinking < -0.5 * np.linalg.norm(self.gravity) * since))
         letting_go = np.zeros_like(present)
         for body in due[np.argsort(state["release"][due], kind="stable")]:
-            if state["drop"] > 0:
-                self._lower_to_heap(body, landed, low, high, state["drop"])
+            if drop > 0:
+                self._lower_to_heap(body, landed, low, high, drop)
             if np.any(np.all((low[body] <= high[present]) & (low[present] <= high[body]), axis=1)):
                 break
             present[body] = letting_go[body] = True
