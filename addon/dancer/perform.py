@@ -804,6 +804,13 @@ def perform_steps(
             if not chain_prev:
                 chain_filter = lean.copy()
             chain_lean = chain_filter.copy()
+            if phase.lean_from_zero:
+                # The chain moves the pelvis by the lean's change only (its slow part since the chain
+                # began, the fast rest on top): all three taken back by the lean so far, nothing moves.
+                chain_filter -= lean
+                chain_lean -= lean
+                straight_lean = straight_lean - lean
+                lean[:] = 0.0
             chain_height = chain_start[2] - 0.5 * (planted["L"][0][2] + planted["R"][0][2])
             chain_applied = last_applied.copy()
             chain_joined = chain_prev

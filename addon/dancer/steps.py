@@ -471,8 +471,20 @@ SET_DOWN_BEHIND = 1.5
 # the supporting foot from both feet (in 2 s, as other changes, second, fifth, first and second,
 # third, first fell in the second change, 4.6 s in: the COM went off the supporting foot as the
 # carried foot left; in 3 s both hold).
+# The settling in the new place starts the balance's lean from none (Phase.lean_from_zero): going over
+# the foot in second by the closed chain leans it 0.27 rad (0.07 from first), and the lean stayed in the
+# balance after the change (-0.21 rad in third, -0.06 after a change from first); on one foot later,
+# turned into joint angles along the joints' axes as they point now, it moved the legs by itself as
+# they moved (second, third, four grand plies, first fell 45 s in, 5 s into the change into first;
+# from first it holds; with the lean from none both hold).
 OUT_OF_WIDE = {"second_position": (2.0, 3.0, 1.5, 1.75)}
 OUT_OF_WIDE_SHIFT = 3.0
+# Why a change back into second from the position a change out of it reached is refused: seeded draws 1
+# (second, plies there, first, second fell 48 s in) and 17 (from third: first, second, first, a demi plie,
+# second fell 122 s in) fell in it; the same without the plies (second, first, second and with a demi plie
+# in first between) held.
+OUT_OF_WIDE_AND_BACK_FALLS = ("seeded random draws fell in the change back into second, 48 and 122 s into "
+                              "them")
 # Changes out of second that fell in the step after them when the left (back) foot had come into second
 # from third or fifth (seeded draw 34 from fifth: fifth, weight shift onto the right foot, second, first,
 # grand plie, tendu to the side on the left foot fell 71 s in; without the plie 36 s, and into third
@@ -561,6 +573,8 @@ class Phase:
     # every tick, as the pose blends; with ``slide_back`` it comes back to where it started.
     slide: str | None = None
     slide_back: bool = False
+    # On the closed chain: the balance's lean starts again from none, the pelvis unmoved (see OUT_OF_WIDE).
+    lean_from_zero: bool = False
 
 
 @dataclass(frozen=True)
@@ -721,6 +735,10 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                 raise DancerError(f"changing from {state.position} to {name} after a plie there is not "
                                   f"balanced yet ({PLIE_BEFORE_THE_CHANGE_FALLS[state.position, name]}); "
                                   "change before the plie")
+            if name in OUT_OF_WIDE and state.changed_from == name:
+                raise DancerError(f"changing back into {name} from {state.position} reached by a change out "
+                                  f"of it is not balanced yet ({OUT_OF_WIDE_AND_BACK_FALLS}); change into "
+                                  "another position first")
             after_back = OUT_OF_WIDE_AFTER_THE_BACK_FOOT_FALLS.get(
                 (state.position, state.changed_from, state.changed_by))
             if after_back:
@@ -1023,7 +1041,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
                             closed_chain=uses_closed_chain(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
-                            closed_chain=uses_closed_chain(name), place=name))
+                            closed_chain=uses_closed_chain(name), place=name, lean_from_zero=out_of_wide))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
                              left_moved=state.left_moved or working == "L", earlier_from=state.changed_from,
                              changed_by=working)
