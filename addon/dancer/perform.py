@@ -70,6 +70,16 @@ COMPLIANCE_LIMIT = 0.05  # m: the most a foot is aimed past its spot
 # steps after it); aimed at its place it lands within 0.7-2 cm of it on all four contacts, and the
 # weight shifts after it hold (4 cm inside).
 COMPLIANCE_OFF_IN = ("second_position",)
+# Where the closed chain holds the pelvis this share of the height below the highest both legs reach
+# (both knees a little bent). In fourth (the changes into it, and the weight shifts by the chain there),
+# as the weight went to the middle after a change the pelvis rose until both legs stood straight a
+# foot's length apart, where the chain is singular: the feet chattered (both toes up, then each foot
+# off the floor in turn), slid 1.5-2 cm and the COM went up to 15 cm outside the polygon; 1 or 2 of
+# the 12 changes from first, third and fifth at 1.1-2.0 m fell, which ones changing with every timing
+# tried. 0.5 % of the height (8 mm at 1.65 m): 12 of 12 hold, the weight shifts onto either foot after
+# them too (onto the front foot after a change from first, and straight from the position: 1.6-3.0 cm
+# inside; it ended 12 cm outside at 2.0 m with the legs straight); 1 %: two shifts fell at 1.1 m.
+CHAIN_LOWER = {"fourth_position": 0.005}
 # After a foot lands, the closed chain rolls the pelvis (at most this far, radians, reached over
 # ROLL_BLEND seconds) so that both legs stand straight on their spots.
 ROLL_AFTER_LANDING = 0.06
@@ -1170,6 +1180,9 @@ def perform_steps(
                     solve_quat = quaternions.multiply(pelvis_quat, about_x)
                     solve_rotation = quaternions.to_matrix(solve_quat)
                 pelvis_pos = np.array([*xy, chain.pelvis_height(xy, solve_rotation, feet)])
+                if position_now in CHAIN_LOWER:
+                    # Both knees a little bent (see CHAIN_LOWER).
+                    pelvis_pos[2] -= CHAIN_LOWER[position_now] * body.height
                 if phase.chain_drop is not None:
                     # A plie by the closed chain: the pelvis lowered (or raised back) by a share of
                     # the height, both feet held on their spots by the legs' IK throughout.

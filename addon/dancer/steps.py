@@ -76,7 +76,8 @@ TRANSITIONS = frozenset(
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
     + [(a, "second_position", "R") for a in ("fourth_position", "fifth_position")]
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
-    + [("fifth_position", "second_position", "L")])
+    + [("fifth_position", "second_position", "L")]
+    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot's toes slide out along the floor and back
 # (Phase.slide), it comes back over its spot by IK (its knee bent forwards: see perform.HOVER_KNEE),
@@ -458,8 +459,13 @@ SET_DOWN = 0.75
 # plie or into second).
 SET_DOWN_BEHIND = 1.5
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
+# The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
+# length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
+# 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
+# first, the supporting toes coming up); in 10 s none.
+INTO_WIDE_SECONDS = {"second_position": INTO_SECOND_SECONDS, "fourth_position": 10.0}
 # Changes whose set-down takes the weight to the middle as the foot lands (see _step).
-WEIGHT_WHILE_LANDING = ("second_position",)
+WEIGHT_WHILE_LANDING = ("second_position", "fourth_position")
 TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
 TENDU_RELEASE_SHARE = 0.15  # of a tendu's way out: the working foot lets go of the floor where it stands
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
@@ -665,6 +671,7 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
 
 
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
+    _check_after_the_change_into_fourth(state, name, side)
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
@@ -813,6 +820,50 @@ def _check_front_foot_of_fourth(state: State, name: str, support: str | None) ->
                           "as the weight came); start the sequence in fourth_position for it")
 
 
+# Positions a change sets its moving foot down in (the weight to the middle, settling) by the closed
+# chain although standing there leans both legs alike (``uses_closed_chain``): into fourth, set down
+# without the chain, the dancer fell (see perform.CHAIN_LOWER for the pelvis there).
+SET_DOWN_BY_CHAIN = ("fourth_position",)
+# Positions where, after a change into them, the weight shifts onto either foot by the closed chain.
+# After the change into fourth, leaning both legs alike onto the back foot slid the unloaded front foot
+# 4.4 cm back and 1 cm up, and the tendu back after it fell at 1.1-2.0 m (30.2 s); by the chain
+# every one-foot step holds on either foot (1.65 and 2.0 m, and at 1.1 m up to the relevé on one foot,
+# which falls there straight from fourth too), plies before it too.
+CHAIN_SHIFT_AFTER_THE_CHANGE = ("fourth_position",)
+# After a change into fourth, what still fell, and how (sweeps at 1.1, 1.65 and 2.0 m).
+AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
+    "out": "the front foot's closes into first and third fell at 1.1 m (19.1 and 20.9 s), the change into "
+           "second at 1.1-2.0 m (21-25 s)",
+    "back": "the weight coming back to both feet from the back foot fell at 1.1-2.0 m (18.2-18.5 s), and "
+            "standing again after a plie there at 1.1-2.0 m (18.4-19.2 s)",
+    "front": "after the changes from third and fifth the back foot came off the floor and the dancer fell "
+             "at 1.1 and 1.65 m (18.6-19.8 s); from first it holds",
+}
+
+
+def _check_after_the_change_into_fourth(state: State, name: str, side: str | None) -> None:
+    """Refuse what fell right after a change into fourth (see AFTER_THE_CHANGE_INTO_FOURTH_FALLS)."""
+    if state.position != "fourth_position" or not state.changed:
+        return
+    falls = AFTER_THE_CHANGE_INTO_FOURTH_FALLS
+    if name in POSITIONS and name != state.position:
+        raise DancerError(f"changing from fourth_position to {name} after a change into fourth_position is "
+                          f"not balanced yet ({falls['out']}); start the sequence in fourth_position for it")
+    if name == state.position and (state.support != "both" or state.plied):
+        raise DancerError("fourth_position again after the change into it, from one foot or after a plie, "
+                          f"is not balanced yet ({falls['back']}); end the sequence there, or stand again "
+                          "before the plie")
+    if (name == "weight_shift" and (side or "L") == FRONT_FOOT
+            and state.changed_from in ("third_position", "fifth_position")):
+        raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot after the change from "
+                          f"{state.changed_from} into fourth_position is not balanced yet ({falls['front']})")
+
+
+def _sets_down_by_chain(position: str) -> bool:
+    """Whether a change into ``position`` sets the moving foot down (and settles) by the closed chain."""
+    return uses_closed_chain(position) or position in SET_DOWN_BY_CHAIN
+
+
 def uses_closed_chain(position: str) -> bool:
     """Whether the closed-chain weight shift holds the feet in ``position``. Not in fourth yet:
     standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
@@ -911,13 +962,14 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name in POSITIONS:
         target_pose = settle(position_pose(name, turnout, height))
         total = _seconds(name, seconds, {**kinds, "position": kinds["transition"]})
-        if name == "second_position" and name != state.position:
+        least = INTO_WIDE_SECONDS.get(name) if name != state.position else None
+        if least is not None:
             # Into second the supporting knee bends (a fondu) so the other leg reaches its wide place:
-            # in 6 s it bent in half a second, the supporting toes came up and the dancer fell.
-            if seconds is not None and seconds < INTO_SECOND_SECONDS:
-                raise DancerError(f"a change into second_position takes at least {INTO_SECOND_SECONDS:g} s, "
-                                  f"got {seconds:g}")
-            total = max(total, INTO_SECOND_SECONDS)
+            # in 6 s it bent in half a second, the supporting toes came up and the dancer fell. Into
+            # fourth see INTO_WIDE_SECONDS.
+            if seconds is not None and seconds < least:
+                raise DancerError(f"a change into {name} takes at least {least:g} s, got {seconds:g}")
+            total = max(total, least)
         if state.releve and state.support in ("L", "R"):
             raise DancerError(f"{name} from releve on one foot: come down first (no step lowers from "
                               "one toe yet); end the sequence on the toe instead")
@@ -965,18 +1017,18 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # outer edge of the supporting foot and the dancer fell (unless the change started from
             # both feet straight out of the position, and then barely).
             phases.append(Phase(label, down + middle, target_pose, "both", "both", 0.8 * down,
-                                down + 0.9 * middle, closed_chain=uses_closed_chain(name), place=name))
+                                down + 0.9 * middle, closed_chain=_sets_down_by_chain(name), place=name))
             middle = 0.0
         else:
             phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
-                                closed_chain=uses_closed_chain(name), place=name))
+                                closed_chain=_sets_down_by_chain(name), place=name))
         # ... and the weight goes to the middle of the new position (aimed now that both feet are
         # down) and settles there: the next step starts from it as from a sequence's first position.
         if middle:
             phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
-                            closed_chain=uses_closed_chain(name), place=name))
+                            closed_chain=_sets_down_by_chain(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
-                            closed_chain=uses_closed_chain(name), place=name))
+                            closed_chain=_sets_down_by_chain(name), place=name))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
                              left_moved=state.left_moved or working == "L", earlier_from=state.changed_from)
 
@@ -996,6 +1048,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # still lean alike (by the chain the unloaded front foot chattered on the floor and the COM
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``uses_closed_chain``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
+        chained = chained or (state.position in CHAIN_SHIFT_AFTER_THE_CHANGE and state.changed)
         # The upper body starts from the position's and ends as the upright shift poses it.
         pose = centred_pose(pose)
         after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
