@@ -64,10 +64,14 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # for what is refused after it). Not yet: out of second (the carried leg swings under the pelvis and
 # the supporting heel comes up: into first the right ankle flew 45 cm forward and across past the
 # left foot, the left toes came up and the dancer turned 12 degrees; 12-14 s changes held some but
-# not the same ones), into fourth (the set-down without the closed chain there fell; set down by the
-# chain, the changes from first and fifth held but the weight shift onto the front foot and a retire
-# after them fell every time, and the plies after the left foot's) and out of fourth with the back
-# foot moving.
+# not the same ones), out of fourth with the back foot moving, and into fourth with the left foot (from
+# first it fell at 1.65 and 2.0 m; from third and fifth a weight shift and a retire held after it at
+# 1.1-2.0 m, the steps after it not tried yet). Into fourth the right foot goes forward from first,
+# third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
+# SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
+# perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
+# shifts onto either foot after it by the chain, CHAIN_SHIFT_AFTER_THE_CHANGE; see
+# AFTER_THE_CHANGE_INTO_FOURTH_FALLS for what is refused after it).
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
