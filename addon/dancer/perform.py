@@ -43,6 +43,9 @@ BALLS_AIM_IN = {"second_position": 0.006}
 # bent). In fifth, the legs crossed, the back foot came off the floor as the weight went back to the
 # middle and slid 2.2-3.2 cm (the COM ended 0.4-7 cm off the feet); on the rolled poses both feet stay
 # down, the balls within 0.7-1.0 cm of their places and the COM 1.2-7.1 cm inside the feet (1.1-2.0 m).
+# In fourth, the feet a foot length apart, the upright poses fell 5.8-6 s into the relevé; the rolled ones
+# hold it up and down (the pelvis rolls up to 11 degrees with the weight forward over the flat feet) and
+# the legs end on them (steps.REST_ON_THE_FEET).
 BALLS_ACROSS = ("fourth_position", "fifth_position")
 # While the weight goes back from the balls to the middle of the feet (steps.RELEVE_BACK) the stance
 # poses move the COM forward and back only: in third, after changes from first into fifth and on into
@@ -838,7 +841,10 @@ def perform_steps(
                 joining = sim.lean_offsets(lean, leg_weights(side))
                 prev_pose_vec = np.where(mask, prev_pose_vec - joining, prev_pose_vec)
                 carried = np.where(mask, 0.0, carried)
-        if phase.absorb_lean:
+        # From poses about the balls (steps.REST_ON_THE_FEET) the lean meant a COM shift through them: the
+        # next phase leaning the legs alike takes it into its pose too (read as a lean, it tipped the dancer).
+        off_the_balls = k > 0 and phases[k - 1].heels is not None and phase.heels is None
+        if phase.absorb_lean or off_the_balls:
             # The balance lean so far becomes part of the pose the phase starts from, and the
             # controller starts again from none: this phase's pose is planned for the body as it
             # stands, and adding the old lean to it would count the same lean twice.

@@ -192,11 +192,9 @@ SHIFT_BY_LEANING = ("first_position",)
 # Where the relevé on both feet is not balanced yet, and how it failed. In second it holds (straight
 # from the position, after plies, a weight shift and back, a change into it with either foot: the balls
 # within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second, 1.1-2.0 m);
-# in third too (see RELEVE_BACK), and in fifth on poses that roll the pelvis (perform.BALLS_ACROSS).
-RELEVE_ON_BOTH_FEET_FALLS = {
-    "fourth_position": "the feet rose onto the balls, but the dancer fell as the weight came back to the "
-                       "middle",
-}
+# in third too (see RELEVE_BACK), in fifth and fourth on poses that roll the pelvis (perform.BALLS_ACROSS;
+# in fourth see REST_ON_THE_FEET). None falls today.
+RELEVE_ON_BOTH_FEET_FALLS: dict[str, str] = {}
 # Seconds the weight takes back from the balls to the middle of the feet, where not RELEVE_PARTS'.
 # In third, in 1.5 s the back heel came up as the weight went back (the COM went 3.5 cm sideways
 # towards the back foot, which the balls' poses do not correct) and the step ended with the COM 1.8 cm
@@ -204,6 +202,12 @@ RELEVE_ON_BOTH_FEET_FALLS = {
 # (straight from the position, after plies, the front foot's tendus, a weight shift, a change into third,
 # 1.1 to 2.0 m). In 2.5 s it ended 0.5 cm outside at 1.65 and 2.0 m.
 RELEVE_BACK = {"third_position": 3.0}
+# Where the relevé on both feet ends with the legs on the angles that stand the feet where they are
+# (``Phase.heels`` at 0, the COM where the dancer stood) instead of the position's. In fourth, the feet a
+# foot length apart, the balls ended 1.1-1.8 cm further apart than they started, the legs going back to
+# the position's straight angles could not reach both, and the dancer tipped back off the front heel
+# (the back foot off the floor); on the feet's angles it holds, COM 3.6-7.5 cm inside, 1.1-2.0 m.
+REST_ON_THE_FEET = ("fourth_position",)
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -551,6 +555,7 @@ class State:
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
     earlier_from: str = ""    # the position the change before the last one came from
     since_change: int = 0     # steps done since the change into this position (or the start)
+    on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -662,6 +667,12 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
 
 
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
+    if state.on_the_feet and name not in ("demi_plie", "grand_plie"):
+        raise DancerError(f"{name} after a releve on both feet in {state.position} is not balanced yet (the "
+                          "legs end the releve standing the feet where it left them, 0.9-1.3 cm off the "
+                          "position's places, and the weight shift and the change into fifth after it fell "
+                          "0.3-0.9 s in, the back foot off the floor; with another releve among the plies "
+                          "after it the dancer fell in a grand plie, 1.65 m); only plies follow it")
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
@@ -1080,7 +1091,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if seconds is None:
             # The family's seconds stretch to the least this position's relevé takes (see RELEVE_BACK).
             duration = max(duration, releve_on_both_feet_seconds(state.position))
-        return _releve_on_both_feet(pose, label, duration, state.position), state
+        on_the_feet = state.on_the_feet or state.position in REST_ON_THE_FEET
+        phases = _releve_on_both_feet(pose, label, duration, state.position)
+        return phases, replace(state, on_the_feet=on_the_feet)
 
     if state.releve and name != "pivot_quarter":
         raise DancerError(f"{name} is not done on demi-pointe: only pivot_quarter follows a releve on "
@@ -1301,7 +1314,8 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
               absorb_lean=True),
         # ... the COM back over the middle of the feet, and the legs and toes as the position has them.
         Phase(label, back, pressed, "both", "stand", 0.6 * back, 0.8 * back, heels=0.0, absorb_lean=True),
-        Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True),
+        Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True,
+              heels=0.0 if position in REST_ON_THE_FEET else None),
     ]
 
 

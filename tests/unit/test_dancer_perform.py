@@ -191,10 +191,10 @@ def test_illegal_steps_are_refused_before_simulating_with_the_reason(sequence, w
 def test_steps_the_controller_cannot_hold_yet_are_refused_unless_asked_for():
     from addon.dancer import STEPS, plan
 
-    with pytest.raises(DancerError, match="from fourth_position is not balanced yet"):
-        perform(("fourth_position", "releve"))
-    labels = plan(("fourth_position", "releve"), allow_unbalanced=True)[0]
-    assert labels == ["fourth_position", "releve"]
+    with pytest.raises(DancerError, match="after a releve on both feet in fourth_position is not balanced"):
+        perform(("fourth_position", "releve", "weight_shift"))
+    labels = plan(("fourth_position", "releve", "weight_shift"), allow_unbalanced=True)[0]
+    assert labels == ["fourth_position", "releve", "weight_shift"]
     labels, phases, _ = plan(("first_position", "demi_plie", "tendu_side:right"), allow_unbalanced=True)
     assert labels == ["first_position", "demi_plie", "tendu_side:right"]
     assert sum(p.starts_step for p in phases) == 3
@@ -329,8 +329,10 @@ def test_the_releve_on_both_feet_rises_holds_and_comes_down_balanced():
 @pytest.mark.parametrize(
     ("sequence", "height", "words"),
     [
-        (("fourth_position", "releve"), 1.65,
-         ("releve on both feet from fourth_position", "fell", "first_position, second_position, third")),
+        (("fourth_position", "releve", "weight_shift"), 1.65,
+         ("weight_shift after a releve on both feet in fourth_position", "fell", "only plies follow it")),
+        (("fourth_position", "releve", "grand_plie", "releve"), 1.65,
+         ("releve after a releve on both feet in fourth_position", "grand plie")),
         (("first_position", "weight_shift:right", "third_position", "releve"), 1.65,
          ("in third_position after the left foot's change",)),
         (("third_position", "releve@8"), 1.65, ("from third_position takes at least 8.5 s",)),
@@ -399,8 +401,21 @@ def test_a_releve_on_both_feet_that_would_fall_is_refused_with_the_reason(sequen
     (("fifth_position", "weight_shift:right", "fifth_position", "releve"), 1.65),
     (("first_position", "fifth_position", "releve"), 2.0),
     (("third_position", "fifth_position", "releve"), 1.65),
+    # In fourth the legs also end the releve on those poses (steps.REST_ON_THE_FEET): the balls within
+    # 0.9-1.4 cm, the COM 3.6-7.5 cm inside the feet, 1.1 to 2.0 m, straight and after plies ...
+    (("fourth_position", "releve"), 1.1),
+    (("fourth_position", "releve"), 1.3),
+    (("fourth_position", "releve"), 2.0),
+    (("fourth_position", "demi_plie", "releve"), 1.65),
+    (("fourth_position", "grand_plie", "releve"), 1.3),
+    # ... but not always within 1.5 cm: after a grand plie at 2.0 m and after a weight shift and back.
+    pytest.param(("fourth_position", "grand_plie", "releve"), 2.0, marks=pytest.mark.xfail(
+        strict=True, reason="in fourth after a grand plie at 2.0 m a ball slides 2.1 cm (COM 6.7 inside)")),
+    pytest.param(("fourth_position", "weight_shift", "fourth_position", "releve"), 1.65,
+                 marks=pytest.mark.xfail(strict=True, reason="in fourth after a weight shift and back a ball "
+                                                             "slides 1.6 cm (COM 2.9 cm inside)")),
 ])
-def test_a_releve_on_both_feet_in_second_third_or_fifth_holds_with_the_balls_in_place(sequence, height):
+def test_a_releve_on_both_feet_holds_with_the_balls_in_place(sequence, height):
     show = perform(sequence, height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(show)
@@ -749,8 +764,12 @@ def test_a_releve_on_both_feet_after_a_foot_is_set_down_holds_on_balls_that_stay
     (("fifth_position", "releve", "weight_shift", "retire"), 1.65),
     (("fifth_position", "releve", "weight_shift:right", "tendu_side:left"), 1.1),
     (("fifth_position", "releve", "demi_plie", "tendu_front:right"), 2.0),
+    # In fourth only plies follow it (steps._check_balanced says why).
+    (("fourth_position", "releve", "demi_plie"), 1.65),
+    (("fourth_position", "releve", "grand_plie", "demi_plie:left"), 1.1),
+    (("fourth_position", "releve", "grand_plie"), 2.0),
 ])
-def test_the_steps_after_a_releve_on_both_feet_in_fifth_hold_with_the_feet_on_their_places(sequence, height):
+def test_the_steps_after_a_releve_on_both_feet_in_fourth_or_fifth_hold_with_the_feet_kept(sequence, height):
     show = perform(sequence, height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(show)
