@@ -99,6 +99,7 @@ TRANSITIONS = frozenset(
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
+    "second_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
     "fifth_position": _EITHER_FOOT_TENDUS,
 }
@@ -112,6 +113,15 @@ TENDU_FROM_BOTH_FEET = {
 # 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
 # inside.
 TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
+# In second a tendu from both feet leaves the supporting knee bent as the weight shift does (40-46 degrees:
+# the other foot, far out, holds the pelvis down) and the working foot closes onto its wide place from
+# there (see perform.WIDE_LANDING). It takes at least TENDU_WIDE_SECONDS: the toes slide out further from
+# the lowered hip (40 cm back at 2.0 m), and coming back in the 1.75 s of a 5 s tendu the knee bent at its
+# fastest to keep the heel off the floor, the leg swung in and the dancer fell (tendu back, 2.0 m, 9.1 s
+# in). It closes in TENDU_CLOSE_WIDE (seconds, the legs' pose blended over): in TENDU_CLOSE's 2.5 s with
+# the pose over half a second the landing foot came down 4 cm inside its place and the dancer fell.
+TENDU_WIDE_SECONDS = {"second_position": 6.5}
+TENDU_CLOSE_WIDE = {"second_position": (4.0, 1.5)}
 TENDU_CLOSE_BEHIND = 4.0
 TENDU_CLOSE_BEHIND_BLEND = 2.0
 # Positions where the back foot's tendus from both feet are refused after a plie, and why.
@@ -1096,6 +1106,12 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError(f"the weight is on the {_word(working)} foot, which cannot work: "
                               f"add weight_shift:{_word(support)} first")
         direction = name.split("_", 1)[1]
+        if state.support == "both" and state.position in TENDU_WIDE_SECONDS:
+            least = TENDU_WIDE_SECONDS[state.position]
+            if seconds is not None and seconds < least:
+                raise DancerError(f"a tendu straight from both feet in {state.position} takes at least "
+                                  f"{least:g} s, got {seconds:g}")
+            duration = max(duration, least)
         state = replace(state, pose=centred_pose(state.pose))
         pose = state.pose
         port = arms("first" if direction == "back" else "second")
@@ -1150,6 +1166,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             close, blend = TENDU_CLOSE, 0.5
             if _behind_from_both_feet(state, working):
                 close, blend = TENDU_CLOSE_BEHIND, TENDU_CLOSE_BEHIND_BLEND
+            if state.position in TENDU_CLOSE_WIDE:
+                close, blend = TENDU_CLOSE_WIDE[state.position]
             phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
                                     closed_chain=chained))
             return phases_out, replace(state, closed=True)
