@@ -950,8 +950,8 @@ def perform_steps(
             if phase.target == "both" and closed and landing_top is not None:
                 # The middle of the feet with the landing foot on its spot, not where it hovers (the
                 # ankles' middle and the middle of the feet move by half the landing foot's way there).
-                phase_target = phase_target + 0.5 * sum(planted[s][0][:2] - sim.data.xpos[sim.body_ids[f"foot.{s}"], :2]
-                                                        for s in LEG_SIDES)
+                phase_target = phase_target + 0.5 * sum(
+                    planted[s][0][:2] - sim.data.xpos[sim.body_ids[f"foot.{s}"], :2] for s in LEG_SIDES)
         stance_jacobian = None
         heel_press = 0.0
         press_across = None
