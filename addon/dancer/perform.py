@@ -752,8 +752,13 @@ def perform_steps(
                 foot_id = sim.body_ids[f"foot.{side}"]
                 spots[side] = (sim.data.xpos[foot_id].copy(), sim.data.xmat[foot_id].reshape(3, 3).copy())
         rebase = chain_prev and not closed
-        if closed and chain_prev and compliant and phase.starts_step and position_now in WIDE_LANDING:
-            chain_prev = False  # the next step after a wide landing (see WIDE_LANDING)
+        if chain_prev and compliant and phase.starts_step and position_now in WIDE_LANDING:
+            # The step after a wide landing (see WIDE_LANDING) starts afresh: the closed chain from the
+            # feet where they stand, the balance's lean from none (the legs' angles carry it on).
+            chain_prev = chain_prev and not closed
+            lean[:] = 0.0
+            hip_lean[:] = 0.0
+            compliant = False
         if closed:
             for side in LEG_SIDES:
                 foot_id = sim.body_ids[f"foot.{side}"]
