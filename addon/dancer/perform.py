@@ -330,6 +330,7 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
 
 
 HOVER_KNEE = 0.3  # rad: the least knee bend a foot brought back over its spot is solved from
+HOVER_STRAY = 1.5  # rad: the most a joint of that solution moves from where it was solved from
 TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
 TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
 
@@ -901,6 +902,13 @@ def perform_steps(
                     placed = _place_foot(scratch, start, side,
                                          ankle + np.array([0.0, 0.0, phase.land]), frame,
                                          knee_forward=HOVER_KNEE)
+                    strayed = max(abs(v - start[sim.qadr[sim.index[n]]]) for n, v in placed.items())
+                    if strayed > HOVER_STRAY:
+                        # From there the solution wound off to another branch (the hip's twist
+                        # 13 rad, in second after a grand plie): solved from the leg as it is now.
+                        placed = _place_foot(scratch, sim.data.qpos.copy(), side,
+                                             ankle + np.array([0.0, 0.0, phase.land]), frame,
+                                             knee_forward=HOVER_KNEE)
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
                     pose_vec[sim.index[f"toe.{side}_y"]] = 0.0
