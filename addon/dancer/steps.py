@@ -121,6 +121,19 @@ TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
 # in). It closes in TENDU_CLOSE_WIDE (seconds, the legs' pose blended over): in TENDU_CLOSE's 2.5 s with
 # the pose over half a second the landing foot came down 4 cm inside its place and the dancer fell.
 TENDU_WIDE_SECONDS = {"second_position": 6.5}
+# Where only one tendu from both feet is balanced per stay in the position, and why not more, nor after a
+# change into it. In second the supporting foot slides 0.2 cm out as the weight comes onto it and 0.5 cm as
+# the closing foot takes the weight back: two and three in a row hold (1.1-2.0 m, the feet within 0.9-1.9
+# cm of their places after three at 1.1-1.65 m, 3.5 at 2.0 m), but in seeded 20-step draws with many the
+# feet walked 5-10 cm apart and the dancer fell in the 16th-19th step (draws 16, 35, 41 of 0-59) or ended a
+# tendu with the COM 1.6 cm outside the polygon (31).
+TENDU_ONCE_FROM_BOTH_FEET = {
+    "second_position": {
+        "again": "each one walks the supporting foot 0.6-1 cm outwards, and seeded draws with many fell once "
+                 "the feet were 5-10 cm off their places",
+        "changed": "from fifth, after the change into second the back foot's tendu back fell 8 s in",
+    },
+}
 TENDU_CLOSE_WIDE = {"second_position": (4.0, 1.5)}
 TENDU_CLOSE_BEHIND = 4.0
 TENDU_CLOSE_BEHIND_BLEND = 2.0
@@ -762,10 +775,17 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = "in first_position, third_position and fifth_position on either foot"
+            where = "in first_position, second_position, third_position and fifth_position on either foot"
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+        once = TENDU_ONCE_FROM_BOTH_FEET.get(state.position)
+        if once and (state.closed or state.changed):
+            after, why = ("another one there", once["again"]) if state.closed else \
+                ("a change into it", once["changed"])
+            raise DancerError(f"{name} straight from both feet in {state.position} after {after} is not "
+                              f"balanced yet ({why}); start the sequence in {state.position} for one, or "
+                              "add a weight_shift first for the one-foot tendu")
         if working != FRONT_FOOT and state.plied and state.position in BACK_FOOT_TENDU_AFTER_A_PLIE:
             raise DancerError(f"{name} on the {_word(working)} (back) foot straight from both feet after a "
                               f"plie in {state.position} is not balanced yet "
