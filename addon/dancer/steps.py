@@ -93,9 +93,10 @@ TRANSITIONS = frozenset(
 # its own hip, fell while the tendu was a battement (12.5 s in); with the toes along the floor it holds
 # (1.3-2.0 m, also twice, after plies and before the front foot's: the COM 0.9-8.7 cm inside in every
 # step's last second, the supporting foot 0.1-0.5 cm).
-# Not yet there: every tendu from both feet in second (the first one fell as the foot came back: the weight
-# shift leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth
-# (the weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
+# In second every tendu on either leg, once per stay there (see TENDU_WIDE_SECONDS and
+# TENDU_ONCE_FROM_BOTH_FEET; before perform.WIDE_LANDING the first one fell as the foot came back).
+# Not yet there: fourth (the weight shift onto the back foot there leans both legs alike, not the closed
+# chain: fell 1 s in).
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
