@@ -38,6 +38,12 @@ BALLS_TRACKING = 1.25
 # splayed legs push their balls outwards, and each slid 1.9 cm away from the other over the step (1.5
 # at 1.1 m, 2.1 at 2.0 m); aimed 6 mm in, 0.6-0.9 cm from 1.1 to 2.0 m.
 BALLS_AIM_IN = {"second_position": 0.006}
+# Where the relevé on both feet steers the COM sideways too, on poses that roll the pelvis so both straight
+# legs reach their feet (the pelvis upright, the farther leg's reach set its height and the nearer knee
+# bent). In fifth, the legs crossed, the back foot came off the floor as the weight went back to the
+# middle and slid 2.2-3.2 cm (the COM ended 0.4-7 cm off the feet); on the rolled poses both feet stay
+# down, the balls within 0.7-1.0 cm of their places and the COM 1.2-7.1 cm inside the feet (1.1-2.0 m).
+BALLS_ACROSS = ("fourth_position", "fifth_position")
 # While the weight goes back from the balls to the middle of the feet (steps.RELEVE_BACK) the stance
 # poses move the COM forward and back only: in third, after changes from first into fifth and on into
 # third, the back heel stayed up and the COM drifted 4.8 cm sideways towards it (the dancer fell at 1.5 m).
@@ -208,12 +214,13 @@ def _balls_middle(d, sim: DancerSim) -> NDArray[np.float64]:
 
 def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
                   com_offset: NDArray[np.float64], iterations: int = 5,
-                  aim_in: float = 0.0) -> NDArray[np.float64]:
+                  aim_in: float = 0.0, rolled: bool = False) -> NDArray[np.float64]:
     """Joint angles (``qpos`` order of :attr:`DancerSim.qadr`) that stand both feet ``heel`` radians
     up on their balls (0: flat), each ball where it is in ``qpos``, the toes flat, the knees
     straight, the pelvis upright and the COM ``com_offset`` (x, y) from the middle of the balls;
     the other joints as in ``qpos``. With ``aim_in`` each foot is posed that far (m) in towards the
-    other, along the line between the balls (see BALLS_AIM_IN).
+    other, along the line between the balls (see BALLS_AIM_IN). ``rolled``: the pelvis rolls about
+    the forward axis so that both knees are straight (see BALLS_ACROSS), the spine rolled back.
 
     Rising or coming down by these poses moves the ankle and the toe joint together about a ball
     that stays put: blending the ankle and toe targets on their own, the toes lifted their tips or
@@ -238,6 +245,7 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
                                - np.array(scratch.body.body("foot.L").origin)))
     pose = qpos.copy()
     pose[3:7] = (1.0, 0.0, 0.0, 0.0)
+    spine = scratch.qadr[scratch.index["spine_x"]]
     for side in spots:
         # From a bent knee the solution keeps the knee bending forwards, never overstretched.
         knee = scratch.qadr[scratch.index[f"shin.{side}_y"]]
@@ -255,7 +263,17 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
             hip = d.xpos[scratch.body_ids[f"thigh.{side}"], :2] + move
             reach = (BALLS_KNEE_REACH * leg) ** 2 - float(np.sum((hip - ankle[:2]) ** 2))
             heights.append(ankle[2] + np.sqrt(max(reach, 0.0)) - d.xpos[scratch.body_ids[f"thigh.{side}"], 2])
-        pose[2] += min(heights)
+        if rolled:
+            # Both legs straight: the pelvis rolls so that each hip stands as high as its leg reaches
+            # (the spine rolled back the other way, as the balance keeps the upper body upright).
+            hips = [d.xpos[scratch.body_ids[f"thigh.{side}"]] for side in spots]
+            apart = float(np.hypot(*(hips[0] - hips[1])[1:]))
+            roll = float(np.arcsin(np.clip((heights[0] - heights[1]) / apart, -0.5, 0.5)))
+            pose[3:7] = quaternions.multiply(quaternions.from_axis_angle((1.0, 0.0, 0.0), roll), pose[3:7])
+            pose[spine] -= roll
+            pose[2] += 0.5 * (heights[0] + heights[1])
+        else:
+            pose[2] += min(heights)
         for side, (ankle, frame) in spots.items():
             for name, value in _place_foot(scratch, pose, side, ankle, frame).items():
                 pose[scratch.qadr[scratch.index[name]]] = value
@@ -266,19 +284,27 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
 
 def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
                      com_offset: NDArray[np.float64], step: float = 0.004, aim_in: float = 0.0,
-                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                     across: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """:func:`_on_the_balls` and its change per metre of COM shift in x and y (joints x 2).
 
     Two feet on the floor and the pelvis make a closed chain: leaning both legs by the same world
     angle (the one-foot balance lean) makes the turned-out legs fight each other and the feet
     chatter on the floor. Shifting the COM through these solutions keeps both feet where they are.
+    With ``across`` the solutions roll the pelvis (see BALLS_ACROSS) and the COM is steered sideways
+    too; the changes are the legs' only (the balance rolls the spine back by itself).
     """
-    angles = _on_the_balls(scratch, qpos, heel, com_offset, aim_in=aim_in)
-    forward = (_on_the_balls(scratch, qpos, heel, com_offset + np.array([step, 0.0]), aim_in=aim_in)
-               - angles) / step
-    # Sideways the straight legs cannot shift the COM smoothly (one knee would have to bend the
-    # wrong way): the two feet, a hip width apart, hold it there without correction.
-    return angles, np.stack([forward, np.zeros_like(forward)], axis=1)
+    angles = _on_the_balls(scratch, qpos, heel, com_offset, aim_in=aim_in, rolled=across)
+    legs = np.array([name.startswith(("thigh", "shin", "foot", "toe")) for name in scratch.body.joints])
+
+    def change(shift: NDArray[np.float64]) -> NDArray[np.float64]:
+        moved = _on_the_balls(scratch, qpos, heel, com_offset + shift, aim_in=aim_in, rolled=across)
+        return np.where(legs, moved - angles, 0.0) / step
+
+    forward = change(np.array([step, 0.0]))
+    # With the pelvis upright the straight legs cannot shift the COM sideways smoothly (one knee
+    # would have to bend the wrong way): the two feet, a hip width apart, hold it without correction.
+    sideways = change(np.array([0.0, step])) if across else np.zeros_like(forward)
+    return angles, np.stack([forward, sideways], axis=1)
 
 
 def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[str, float]:
@@ -991,7 +1017,7 @@ def perform_steps(
             # legs went back to them).
             aim_in = BALLS_AIM_IN.get(position_now, 0.0) if phase.target == "toe:both" else 0.0
             solved, stance_jacobian = _stance_jacobian(scratch, planned, phase.heels, offset,
-                                                       aim_in=aim_in)
+                                                       aim_in=aim_in, across=position_now in BALLS_ACROSS)
             pose_vec = np.where(leg_mask("L") | leg_mask("R"), solved, pose_vec)
             if phase.heels == 0.0:
                 for side in ("L", "R"):

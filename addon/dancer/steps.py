@@ -216,13 +216,10 @@ SHIFT_BY_LEANING = ("first_position",)
 # Where the relevé on both feet is not balanced yet, and how it failed. In second it holds (straight
 # from the position, after plies, a weight shift and back, a change into it with either foot: the balls
 # within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second, 1.1-2.0 m);
-# in third too (see RELEVE_BACK).
+# in third too (see RELEVE_BACK), and in fifth on poses that roll the pelvis (perform.BALLS_ACROSS).
 RELEVE_ON_BOTH_FEET_FALLS = {
     "fourth_position": "the feet rose onto the balls, but the dancer fell as the weight came back to the "
                        "middle",
-    "fifth_position": "as the weight came back to the middle the COM ended 0.4-7 cm off the feet; taken "
-                      "back slower, as in third, the back foot slid 2-3.3 cm and at 1.1 m the feet came off "
-                      "the floor",
 }
 # Seconds the weight takes back from the balls to the middle of the feet, where not RELEVE_PARTS'.
 # In third, in 1.5 s the back heel came up as the weight went back (the COM went 3.5 cm sideways

@@ -23,6 +23,17 @@ from .errors import SimulationError
 from .scenes import Body, SimulationSettings, build_rigid_world, substep_stepper
 from .world import World
 
+# What Add Rigid Pile (Pour) sets on the Rigid Pile settings for Bake Rigid Pile (operators/simulation/
+# rigid.py; the heap test and bench/bench_rigid_heap.py pour with them): one cube every 4 frames (each has
+# fallen about its own size before the next follows), from the spout (no Pour Drop), Sequential contacts
+# with Rolling Resistance 0.3. Body Fit's heap does not follow the friction, and Sequential without
+# rolling resistance lets cubes roll off into a layer (5-8 deg at friction 0.5); with these, 50 cubes of
+# 0.3 m heap at 25.9 deg at friction 0.5 (arctan: 26.6), see tests/unit/test_simulation_heap_pour.py.
+POUR_INTERVAL = 4
+POUR_DROP = 0.0
+POUR_CONTACTS = "sequential"
+POUR_ROLLING_RESISTANCE = 0.3
+
 # A unit cube's corners (i, j, k) in {0, 1}^3, x slowest, centred; its six outward quads; their triangles.
 CUBE_CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5
 CUBE_FACES = ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3))
@@ -63,9 +74,7 @@ def heap_slope(centres: ArrayLike, tops: ArrayLike, ring_width: float) -> float:
     return math.degrees(math.atan(max(-gradient, 0.0)))
 
 
-def spout_poses(
-    count: int, size: float, seed: int = 1, spread: float = 1.5
-) -> list[tuple[NDArray, NDArray]]:
+def spout_poses(count: int, size: float, seed: int = 1, spread: float = 1.5) -> list[tuple[NDArray, NDArray]]:
     """``(rotation 3x3, centre)`` of ``count`` cubes of edge ``size`` waiting to be poured, as Add Rigid
     Pile (Pour) places them: turned at random, spread over a disc of ``spread`` sizes (radius) at a
     spout high enough for the heap they make (about as high as a cone of their volume at 30 degrees),

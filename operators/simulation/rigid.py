@@ -6,7 +6,14 @@ from bpy.props import EnumProperty, FloatProperty, IntProperty
 
 from ...addon.quaternions import from_matrix as matrix_to_quaternion
 from ...addon.simulation.budget import check_bake_size
-from ...addon.simulation.heaps import CUBE_CORNERS, CUBE_FACES
+from ...addon.simulation.heaps import (
+    CUBE_CORNERS,
+    CUBE_FACES,
+    POUR_CONTACTS,
+    POUR_DROP,
+    POUR_INTERVAL,
+    POUR_ROLLING_RESISTANCE,
+)
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
 from ...addon.simulation.substeps import SubstepLog
 from .. import writers
@@ -109,13 +116,10 @@ ARRANGEMENTS = (
     ("POUR", "Pour", "Cubes waiting at one spout above the floor, poured one after another into a heap"),
     ("STACK", "Stack", "A tumbling column of cubes, all dropped at once"),
 )
-# Frames between two cubes of a pour: each has fallen about its own size before the next one follows.
-DEMO_POUR_INTERVAL = 4
-# A pour's contacts: Sequential with this Rolling Resistance heaps 50 cubes at friction 0.5 at 23-28 deg
-# (arctan 0.5: 26.6); Body Fit's heap does not follow the friction, and Sequential without rolling
-# resistance lets cubes roll off into a layer (5-8 deg); see tests/unit/test_simulation_heap_pour.py.
-DEMO_POUR_CONTACTS = "SEQUENTIAL"
-DEMO_ROLLING_RESISTANCE = 0.3
+# A pour's settings (why: heaps.POUR_INTERVAL and the rest).
+DEMO_POUR_INTERVAL = POUR_INTERVAL
+DEMO_POUR_CONTACTS = POUR_CONTACTS.upper()
+DEMO_ROLLING_RESISTANCE = POUR_ROLLING_RESISTANCE
 
 
 class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
@@ -176,7 +180,7 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             # The sidebar's Rigid Pile settings are the pour's (the user asked for a pour ready to bake;
             # the report names every one it set, and Undo restores them).
             settings.pour_interval = DEMO_POUR_INTERVAL
-            settings.pour_drop = 0.0  # from the spout (the heap test's pour; see Pour Drop)
+            settings.pour_drop = POUR_DROP
             settings.rigid_contacts = DEMO_POUR_CONTACTS
             settings.rolling_resistance = DEMO_ROLLING_RESISTANCE
             # Each cube also waits until the one before has cleared the spout: up to four intervals
