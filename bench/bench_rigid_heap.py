@@ -3,8 +3,8 @@
 Core, no Blender, the path a user takes: ``HEAP_CUBES`` (default 50) cubes of 0.3 m waiting over a disc
 of 1.5 sizes at the spout of Add Rigid Pile's Pour arrangement (``heaps.spout_cubes``, seed
 ``HEAP_SEED``, default 1), baked with the settings Add Rigid Pile (Pour) sets (``heaps.POUR_INTERVAL``,
-``POUR_DROP``, ``POUR_CONTACTS``, ``POUR_ROLLING_RESISTANCE``: one every 4 frames from the spout, each
-once the one before has left its spot, Sequential contacts, Rolling Resistance 0.3) and Bake Rigid
+``POUR_DROP``, ``POUR_CONTACTS``, ``pour_rolling_resistance``: one every 4 frames from the spout, each
+once the one before has left its spot, Sequential contacts, Rolling Resistance 0.6 mu) and Bake Rigid
 Pile's defaults otherwise (automatic substeps, at least 20; sleeping; 24 fps), particle radius 0.05 m
 (a sixth of a cube), then 15 s to settle; once per friction in ``HEAP_FRICTION`` (default
 "0.3,0.5,0.8", static and dynamic).
@@ -30,8 +30,8 @@ from addon.simulation.heaps import (  # noqa: E402
     POUR_CONTACTS,
     POUR_DROP,
     POUR_INTERVAL,
-    POUR_ROLLING_RESISTANCE,
     pour_heap,
+    pour_rolling_resistance,
     repose_angle,
     spout_cubes,
 )
@@ -57,7 +57,7 @@ def measure(count: int, friction: float, seed: int) -> None:
         pour_interval=POUR_INTERVAL,
         pour_drop=POUR_DROP,
         rigid_contacts=POUR_CONTACTS,
-        rolling_resistance=POUR_ROLLING_RESISTANCE,
+        rolling_resistance=pour_rolling_resistance(friction),
     )
     start = time.process_time()
     pour = pour_heap(spout_cubes(count, SIZE, seed), settings, SETTLE_SECONDS)

@@ -43,6 +43,9 @@ BALLS_AIM_IN = {"second_position": 0.006}
 # bent). In fifth, the legs crossed, the back foot came off the floor as the weight went back to the
 # middle and slid 2.2-3.2 cm (the COM ended 0.4-7 cm off the feet); on the rolled poses both feet stay
 # down, the balls within 0.7-1.0 cm of their places and the COM 1.2-7.1 cm inside the feet (1.1-2.0 m).
+# In fourth, the feet a foot length apart, the upright poses fell 5.8-6 s into the relevé; the rolled ones
+# hold it up and down (the pelvis rolls up to 11 degrees with the weight forward over the flat feet) and
+# the legs end on them (steps.REST_ON_THE_FEET).
 BALLS_ACROSS = ("fourth_position", "fifth_position")
 # While the weight goes back from the balls to the middle of the feet (steps.RELEVE_BACK) the stance
 # poses move the COM forward and back only: in third, after changes from first into fifth and on into
@@ -76,6 +79,16 @@ COMPLIANCE_LIMIT = 0.05  # m: the most a foot is aimed past its spot
 # steps after it); aimed at its place it lands within 0.7-2 cm of it on all four contacts, and the
 # weight shifts after it hold (4 cm inside).
 COMPLIANCE_OFF_IN = ("second_position",)
+# Where the closed chain holds the pelvis this share of the height below the highest both legs reach
+# (both knees a little bent). In fourth (the changes into it, and the weight shifts by the chain there),
+# as the weight went to the middle after a change the pelvis rose until both legs stood straight a
+# foot's length apart, where the chain is singular: the feet chattered (both toes up, then each foot
+# off the floor in turn), slid 1.5-2 cm and the COM went up to 15 cm outside the polygon; 1 or 2 of
+# the 12 changes from first, third and fifth at 1.1-2.0 m fell, which ones changing with every timing
+# tried. 0.5 % of the height (8 mm at 1.65 m): 12 of 12 hold, the weight shifts onto either foot after
+# them too (onto the front foot after a change from first, and straight from the position: 1.6-3.0 cm
+# inside; it ended 12 cm outside at 2.0 m with the legs straight); 1 %: two shifts fell at 1.1 m.
+CHAIN_LOWER = {"fourth_position": 0.005}
 # After a foot lands, the closed chain rolls the pelvis (at most this far, radians, reached over
 # ROLL_BLEND seconds) so that both legs stand straight on their spots.
 ROLL_AFTER_LANDING = 0.06
@@ -865,7 +878,10 @@ def perform_steps(
                 joining = sim.lean_offsets(lean, leg_weights(side))
                 prev_pose_vec = np.where(mask, prev_pose_vec - joining, prev_pose_vec)
                 carried = np.where(mask, 0.0, carried)
-        if phase.absorb_lean:
+        # From poses about the balls (steps.REST_ON_THE_FEET) the lean meant a COM shift through them: the
+        # next phase leaning the legs alike takes it into its pose too (read as a lean, it tipped the dancer).
+        off_the_balls = k > 0 and phases[k - 1].heels is not None and phase.heels is None
+        if phase.absorb_lean or off_the_balls:
             # The balance lean so far becomes part of the pose the phase starts from, and the
             # controller starts again from none: this phase's pose is planned for the body as it
             # stands, and adding the old lean to it would count the same lean twice.
@@ -1239,6 +1255,9 @@ def perform_steps(
                     # See WIDE_LANDING: the pelvis rises slowly from where it stood as the foot came down.
                     pelvis_pos[2] = min(pelvis_pos[2], landing_top)
                     landing_top += CONTROL_DT * WIDE_LANDING_RISE
+                if position_now in CHAIN_LOWER:
+                    # Both knees a little bent (see CHAIN_LOWER).
+                    pelvis_pos[2] -= CHAIN_LOWER[position_now] * body.height
                 if phase.chain_drop is not None:
                     # A plie by the closed chain: the pelvis lowered (or raised back) by a share of
                     # the height, both feet held on their spots by the legs' IK throughout.

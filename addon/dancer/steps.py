@@ -64,10 +64,14 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # for what is refused after it). Not yet: out of second (the carried leg swings under the pelvis and
 # the supporting heel comes up: into first the right ankle flew 45 cm forward and across past the
 # left foot, the left toes came up and the dancer turned 12 degrees; 12-14 s changes held some but
-# not the same ones), into fourth (the set-down without the closed chain there fell; set down by the
-# chain, the changes from first and fifth held but the weight shift onto the front foot and a retire
-# after them fell every time, and the plies after the left foot's) and out of fourth with the back
-# foot moving.
+# not the same ones), out of fourth with the back foot moving, and into fourth with the left foot (from
+# first it fell at 1.65 and 2.0 m; from third and fifth a weight shift and a retire held after it at
+# 1.1-2.0 m, the steps after it not tried yet). Into fourth the right foot goes forward from first,
+# third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
+# SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
+# perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
+# shifts onto either foot after it by the chain, CHAIN_SHIFT_AFTER_THE_CHANGE; see
+# AFTER_THE_CHANGE_INTO_FOURTH_FALLS for what is refused after it).
 TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
@@ -76,7 +80,8 @@ TRANSITIONS = frozenset(
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
     + [(a, "second_position", "R") for a in ("fourth_position", "fifth_position")]
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
-    + [("fifth_position", "second_position", "L")])
+    + [("fifth_position", "second_position", "L")]
+    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot's toes slide out along the floor and back
 # (Phase.slide), it comes back over its spot by IK (its knee bent forwards: see perform.HOVER_KNEE),
@@ -216,11 +221,9 @@ SHIFT_BY_LEANING = ("first_position",)
 # Where the relevé on both feet is not balanced yet, and how it failed. In second it holds (straight
 # from the position, after plies, a weight shift and back, a change into it with either foot: the balls
 # within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second, 1.1-2.0 m);
-# in third too (see RELEVE_BACK), and in fifth on poses that roll the pelvis (perform.BALLS_ACROSS).
-RELEVE_ON_BOTH_FEET_FALLS = {
-    "fourth_position": "the feet rose onto the balls, but the dancer fell as the weight came back to the "
-                       "middle",
-}
+# in third too (see RELEVE_BACK), in fifth and fourth on poses that roll the pelvis (perform.BALLS_ACROSS;
+# in fourth see REST_ON_THE_FEET). None falls today.
+RELEVE_ON_BOTH_FEET_FALLS: dict[str, str] = {}
 # Seconds the weight takes back from the balls to the middle of the feet, where not RELEVE_PARTS'.
 # In third, in 1.5 s the back heel came up as the weight went back (the COM went 3.5 cm sideways
 # towards the back foot, which the balls' poses do not correct) and the step ended with the COM 1.8 cm
@@ -228,6 +231,12 @@ RELEVE_ON_BOTH_FEET_FALLS = {
 # (straight from the position, after plies, the front foot's tendus, a weight shift, a change into third,
 # 1.1 to 2.0 m). In 2.5 s it ended 0.5 cm outside at 1.65 and 2.0 m.
 RELEVE_BACK = {"third_position": 3.0}
+# Where the relevé on both feet ends with the legs on the angles that stand the feet where they are
+# (``Phase.heels`` at 0, the COM where the dancer stood) instead of the position's. In fourth, the feet a
+# foot length apart, the balls ended 1.1-1.8 cm further apart than they started, the legs going back to
+# the position's straight angles could not reach both, and the dancer tipped back off the front heel
+# (the back foot off the floor); on the feet's angles it holds, COM 3.6-7.5 cm inside, 1.1-2.0 m.
+REST_ON_THE_FEET = ("fourth_position",)
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -479,8 +488,13 @@ SET_DOWN = 0.75
 # plie or into second).
 SET_DOWN_BEHIND = 1.5
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
+# The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
+# length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
+# 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
+# first, the supporting toes coming up); in 10 s none.
+INTO_WIDE_SECONDS = {"second_position": INTO_SECOND_SECONDS, "fourth_position": 10.0}
 # Changes whose set-down takes the weight to the middle as the foot lands (see _step).
-WEIGHT_WHILE_LANDING = ("second_position",)
+WEIGHT_WHILE_LANDING = ("second_position", "fourth_position")
 TENDU_HOVER = 0.02  # m: a tendu from both feet leaves and comes back over its spot this high
 TENDU_RELEASE_SHARE = 0.15  # of a tendu's way out: the working foot lets go of the floor where it stands
 # Pelvis drop of a plie posed by the legs' IK, a share of the height: about the COM drop the knee
@@ -575,6 +589,7 @@ class State:
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
     earlier_from: str = ""    # the position the change before the last one came from
     since_change: int = 0     # steps done since the change into this position (or the start)
+    on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -686,6 +701,13 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
 
 
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
+    _check_after_the_change_into_fourth(state, name, side)
+    if state.on_the_feet and name not in ("demi_plie", "grand_plie"):
+        raise DancerError(f"{name} after a releve on both feet in {state.position} is not balanced yet (the "
+                          "legs end the releve standing the feet where it left them, 0.9-1.3 cm off the "
+                          "position's places, and the weight shift and the change into fifth after it fell "
+                          "0.3-0.9 s in, the back foot off the floor; with another releve among the plies "
+                          "after it the dancer fell in a grand plie, 1.65 m); only plies follow it")
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
@@ -841,6 +863,52 @@ def _check_front_foot_of_fourth(state: State, name: str, support: str | None) ->
                           "as the weight came); start the sequence in fourth_position for it")
 
 
+# Positions a change sets its moving foot down in (the weight to the middle, settling) by the closed
+# chain although standing there leans both legs alike (``uses_closed_chain``): into fourth, set down
+# without the chain, the dancer fell (see perform.CHAIN_LOWER for the pelvis there).
+SET_DOWN_BY_CHAIN = ("fourth_position",)
+# Positions where, after a change into them, the weight shifts onto either foot by the closed chain.
+# After the change into fourth, leaning both legs alike onto the back foot slid the unloaded front foot
+# 4.4 cm back and 1 cm up, and the tendu back after it fell at 1.1-2.0 m (30.2 s); by the chain
+# every one-foot step holds on either foot (1.65 and 2.0 m, and at 1.1 m up to the relevé on one foot,
+# which falls there straight from fourth too), plies before it too.
+CHAIN_SHIFT_AFTER_THE_CHANGE = ("fourth_position",)
+# After a change into fourth, what still fell, and how (sweeps at 1.1, 1.65 and 2.0 m).
+AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
+    "out": "the front foot's closes into first and third fell at 1.1 m (19.1 and 20.9 s), the change into "
+           "second at 1.1-2.0 m (21-25 s)",
+    "back": "the weight coming back to both feet from the back foot fell at 1.1-2.0 m (18.2-18.5 s), "
+            "standing again after a plie there at 1.1-2.0 m (18.4-19.2 s), and standing a second time after "
+            "the change (seed 50 of the draw from first) lost the feet's contacts and left them 21-36 cm off "
+            "their places",
+    "front": "after the changes from third and fifth the back foot came off the floor and the dancer fell "
+             "at 1.1 and 1.65 m (18.6-19.8 s); from first it holds",
+}
+
+
+def _check_after_the_change_into_fourth(state: State, name: str, side: str | None) -> None:
+    """Refuse what fell right after a change into fourth (see AFTER_THE_CHANGE_INTO_FOURTH_FALLS)."""
+    if state.position != "fourth_position" or not state.changed:
+        return
+    falls = AFTER_THE_CHANGE_INTO_FOURTH_FALLS
+    if name in POSITIONS and name != state.position:
+        raise DancerError(f"changing from fourth_position to {name} after a change into fourth_position is "
+                          f"not balanced yet ({falls['out']}); start the sequence in fourth_position for it")
+    if name == state.position and (state.support != "both" or state.plied or state.since_change):
+        raise DancerError("fourth_position again after the change into it, from one foot, after a plie or "
+                          f"after another step, is not balanced yet ({falls['back']}); only straight after "
+                          "the change it is")
+    if (name == "weight_shift" and (side or "L") == FRONT_FOOT
+            and state.changed_from in ("third_position", "fifth_position")):
+        raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot after the change from "
+                          f"{state.changed_from} into fourth_position is not balanced yet ({falls['front']})")
+
+
+def _sets_down_by_chain(position: str) -> bool:
+    """Whether a change into ``position`` sets the moving foot down (and settles) by the closed chain."""
+    return uses_closed_chain(position) or position in SET_DOWN_BY_CHAIN
+
+
 def uses_closed_chain(position: str) -> bool:
     """Whether the closed-chain weight shift holds the feet in ``position``. Not in fourth yet:
     standing there with it the COM drifts 8 cm towards a heel and the plie after it falls, so the
@@ -939,13 +1007,14 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
     if name in POSITIONS:
         target_pose = settle(position_pose(name, turnout, height))
         total = _seconds(name, seconds, {**kinds, "position": kinds["transition"]})
-        if name == "second_position" and name != state.position:
+        least = INTO_WIDE_SECONDS.get(name) if name != state.position else None
+        if least is not None:
             # Into second the supporting knee bends (a fondu) so the other leg reaches its wide place:
-            # in 6 s it bent in half a second, the supporting toes came up and the dancer fell.
-            if seconds is not None and seconds < INTO_SECOND_SECONDS:
-                raise DancerError(f"a change into second_position takes at least {INTO_SECOND_SECONDS:g} s, "
-                                  f"got {seconds:g}")
-            total = max(total, INTO_SECOND_SECONDS)
+            # in 6 s it bent in half a second, the supporting toes came up and the dancer fell. Into
+            # fourth see INTO_WIDE_SECONDS.
+            if seconds is not None and seconds < least:
+                raise DancerError(f"a change into {name} takes at least {least:g} s, got {seconds:g}")
+            total = max(total, least)
         if state.releve and state.support in ("L", "R"):
             raise DancerError(f"{name} from releve on one foot: come down first (no step lowers from "
                               "one toe yet); end the sequence on the toe instead")
@@ -993,18 +1062,18 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # outer edge of the supporting foot and the dancer fell (unless the change started from
             # both feet straight out of the position, and then barely).
             phases.append(Phase(label, down + middle, target_pose, "both", "both", 0.8 * down,
-                                down + 0.9 * middle, closed_chain=uses_closed_chain(name), place=name))
+                                down + 0.9 * middle, closed_chain=_sets_down_by_chain(name), place=name))
             middle = 0.0
         else:
             phases.append(Phase(label, down, target_pose, "both", "keep", 0.8 * down, 0.5,
-                                closed_chain=uses_closed_chain(name), place=name))
+                                closed_chain=_sets_down_by_chain(name), place=name))
         # ... and the weight goes to the middle of the new position (aimed now that both feet are
         # down) and settles there: the next step starts from it as from a sequence's first position.
         if middle:
             phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
-                            closed_chain=uses_closed_chain(name), place=name))
+                            closed_chain=_sets_down_by_chain(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
-                            closed_chain=uses_closed_chain(name), place=name))
+                            closed_chain=_sets_down_by_chain(name), place=name))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
                              left_moved=state.left_moved or working == "L", earlier_from=state.changed_from)
 
@@ -1024,6 +1093,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # still lean alike (by the chain the unloaded front foot chattered on the floor and the COM
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``uses_closed_chain``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
+        chained = chained or (state.position in CHAIN_SHIFT_AFTER_THE_CHANGE and state.changed)
         # The upper body starts from the position's and ends as the upright shift poses it.
         pose = centred_pose(pose)
         after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
@@ -1111,7 +1181,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         if seconds is None:
             # The family's seconds stretch to the least this position's relevé takes (see RELEVE_BACK).
             duration = max(duration, releve_on_both_feet_seconds(state.position))
-        return _releve_on_both_feet(pose, label, duration, state.position), state
+        on_the_feet = state.on_the_feet or state.position in REST_ON_THE_FEET
+        phases = _releve_on_both_feet(pose, label, duration, state.position)
+        return phases, replace(state, on_the_feet=on_the_feet)
 
     if state.releve and name != "pivot_quarter":
         raise DancerError(f"{name} is not done on demi-pointe: only pivot_quarter follows a releve on "
@@ -1340,7 +1412,8 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
               absorb_lean=True),
         # ... the COM back over the middle of the feet, and the legs and toes as the position has them.
         Phase(label, back, pressed, "both", "stand", 0.6 * back, 0.8 * back, heels=0.0, absorb_lean=True),
-        Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True),
+        Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True,
+              heels=0.0 if position in REST_ON_THE_FEET else None),
     ]
 
 

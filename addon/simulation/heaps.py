@@ -26,13 +26,25 @@ from .world import World
 # What Add Rigid Pile (Pour) sets on the Rigid Pile settings for Bake Rigid Pile (operators/simulation/
 # rigid.py; the heap test and bench/bench_rigid_heap.py pour with them): one cube every 4 frames (each has
 # fallen about its own size before the next follows), from the spout (no Pour Drop), Sequential contacts
-# with Rolling Resistance 0.3. Body Fit's heap does not follow the friction, and Sequential without
-# rolling resistance lets cubes roll off into a layer (5-8 deg at friction 0.5); with these, 50 cubes of
-# 0.3 m heap at 25.9 deg at friction 0.5 (arctan: 26.6), see tests/unit/test_simulation_heap_pour.py.
+# with Rolling Resistance ``pour_rolling_resistance``. Body Fit's heap does not follow the friction, and
+# Sequential without rolling resistance lets cubes roll off into a layer (5-8 deg at friction 0.5).
 POUR_INTERVAL = 4
 POUR_DROP = 0.0
 POUR_CONTACTS = "sequential"
-POUR_ROLLING_RESISTANCE = 0.3
+# Rolling resistance per unit of static friction. A heap's cubes tumble down its flank rather than slide,
+# and what stops them tumbling sets its slope: at one Rolling Resistance 0.3 for every friction 50 cubes
+# of 0.3 m (seed 1) heaped at 28.7, 25.9 and 26.8 deg at mu 0.3, 0.5 and 0.8 (arctan: 16.7, 26.6, 38.7);
+# at 0.6 mu (0.18, 0.3, 0.48): 23.7, 25.9 and 34.1 (see tests/unit/test_simulation_heap_pour.py).
+POUR_ROLLING_PER_FRICTION = 0.6
+
+
+def pour_rolling_resistance(static_friction: float) -> float:
+    """The Rolling Resistance a pour heaps at with (``POUR_ROLLING_PER_FRICTION``), at most 1 (the
+    setting's limit)."""
+    if not static_friction >= 0:
+        raise SimulationError(f"friction must be >= 0, got {static_friction}")
+    return min(1.0, POUR_ROLLING_PER_FRICTION * static_friction)
+
 
 # A unit cube's corners (i, j, k) in {0, 1}^3, x slowest, centred; its six outward quads; their triangles.
 CUBE_CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5

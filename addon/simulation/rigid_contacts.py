@@ -165,7 +165,7 @@ class RigidContacts:
         drum stops within a frame; with Müller's warm-started rotation a spinning body loses its spin
         within a second). Not the default: without rolling resistance 50 poured cubes heap flatter with
         it (7.8 deg at friction 0.5, seed 1, against 31.4 with the fit; the heap test wants 26.6 +- 5);
-        with rolling resistance 0.3 (what Add Rigid Pile's pour sets), 25.9 deg.
+        with rolling resistance 0.3 (what Add Rigid Pile's pour sets at friction 0.5), 25.9 deg.
 
         ``solid_inertia`` ``(bodies, 3, 3)``: per unit mass, each body's inertia about the centroid of
         its particles in the rest pose as the solid its surface encloses (``scenes.solid_inertia``);

@@ -12,7 +12,7 @@ from ...addon.simulation.heaps import (
     POUR_CONTACTS,
     POUR_DROP,
     POUR_INTERVAL,
-    POUR_ROLLING_RESISTANCE,
+    pour_rolling_resistance,
 )
 from ...addon.simulation.scenes import build_rigid_world, rigid_transforms, run_frames
 from ...addon.simulation.substeps import SubstepLog
@@ -116,10 +116,9 @@ ARRANGEMENTS = (
     ("POUR", "Pour", "Cubes waiting at one spout above the floor, poured one after another into a heap"),
     ("STACK", "Stack", "A tumbling column of cubes, all dropped at once"),
 )
-# A pour's settings (why: heaps.POUR_INTERVAL and the rest).
+# A pour's settings (why: heaps.POUR_INTERVAL and the rest; the rolling resistance follows the friction).
 DEMO_POUR_INTERVAL = POUR_INTERVAL
 DEMO_POUR_CONTACTS = POUR_CONTACTS.upper()
-DEMO_ROLLING_RESISTANCE = POUR_ROLLING_RESISTANCE
 
 
 class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
@@ -182,7 +181,7 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             settings.pour_interval = DEMO_POUR_INTERVAL
             settings.pour_drop = POUR_DROP
             settings.rigid_contacts = DEMO_POUR_CONTACTS
-            settings.rolling_resistance = DEMO_ROLLING_RESISTANCE
+            settings.rolling_resistance = pour_rolling_resistance(settings.static_friction)
             # Each cube also waits until the one before has cleared the spout: up to four intervals
             # apiece (46 of 50 cubes had left after 700 frames), then six seconds to settle (the last
             # ones still slid and toppled three seconds after leaving).
