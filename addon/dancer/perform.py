@@ -96,6 +96,20 @@ ROLL_BLEND = 0.5
 # Only in first: in third and fifth, rolled after each tendu from both feet, the feet slid 1.5-1.8 cm
 # in six tendus (1.2 cm level) and the retire after a hovering foot set down and a weight shift fell.
 ROLL_IN = ("first_position",)
+# Where a foot closing back onto the spot it left (a tendu from both feet) lands far out from under the
+# pelvis, over a supporting knee bent 40-46 degrees (second): the landing leg reaches nearly straight, and
+# pushed like a strut the supporting foot rolled onto its outer edge and the dancer fell (the first tendu
+# side 11.2 s in at 1.65 m, the COM 8 cm outside the supporting foot). There the closed chain
+# - aims both feet past their spots by their legs' give (not in second's changes: COMPLIANCE_OFF_IN), the
+#   supporting leg's sag under the whole weight included (along the floor only, the pelvis sank 0.7 cm as
+#   the chain took over and the second tendu's weight shift fell),
+# - raises the pelvis no faster than WIDE_LANDING_RISE (m/s) from where it stood as the foot came down,
+# - takes the weight to the middle of the feet with the landing foot on its spot (from where it hovered,
+#   2 cm out and 4 cm up, the middle was 1 cm towards it and the other foot's toes came up), and
+# - starts the next step afresh from the feet where they stand (kept aimed past their spots, the unloading
+#   foot slid 3 cm in as the next weight shift took the load off it).
+WIDE_LANDING = ("second_position",)
+WIDE_LANDING_RISE = 0.03
 
 
 def _aimed_give(give: NDArray[np.float64], along_the_floor: bool) -> NDArray[np.float64]:
@@ -355,6 +369,7 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
 
 
 HOVER_KNEE = 0.3  # rad: the least knee bend a foot brought back over its spot is solved from
+HOVER_STRAY = 1.5  # rad: the most a joint of that solution moves from where it was solved from
 TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
 TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
 
@@ -734,6 +749,7 @@ def perform_steps(
     roll_from: float | None = None
     roll_fade: float | None = None
     roll_now = 0.0
+    landing_top: float | None = None
 
     def place_of(position: str, support: str):
         """Where the free foot stands in ``position`` beside the ``support`` foot as it stands now."""
@@ -776,6 +792,13 @@ def perform_steps(
                 foot_id = sim.body_ids[f"foot.{side}"]
                 spots[side] = (sim.data.xpos[foot_id].copy(), sim.data.xmat[foot_id].reshape(3, 3).copy())
         rebase = chain_prev and not closed
+        if chain_prev and compliant and phase.starts_step and position_now in WIDE_LANDING:
+            # The step after a wide landing (see WIDE_LANDING) starts afresh: the closed chain from the
+            # feet where they stand, the balance's lean from none (the legs' angles carry it on).
+            chain_prev = chain_prev and not closed
+            lean[:] = 0.0
+            hip_lean[:] = 0.0
+            compliant = False
         if closed:
             for side in LEG_SIDES:
                 foot_id = sim.body_ids[f"foot.{side}"]
@@ -801,14 +824,16 @@ def perform_steps(
                 pelvis_quat = sim.data.qpos[3:7].copy()
                 chain.warm = {}
                 along_the_floor = not phase.place
-                compliant = (CHAIN_COMPLIANCE and position_now not in COMPLIANCE_OFF_IN
+                wide = along_the_floor and position_now in WIDE_LANDING
+                floor_only = {s: along_the_floor and not (wide and s in previous) for s in LEG_SIDES}
+                compliant = (CHAIN_COMPLIANCE and (position_now not in COMPLIANCE_OFF_IN or wide)
                              and any(side not in previous for side in LEG_SIDES))
                 if compliant:
                     # The legs aim their feet past their spots by how far each gives under its load
                     # (below), from the pelvis where it actually is.
                     pelvis_pos = sim.data.qpos[0:3].copy()
                     compliance = {s: _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
-                                                 - sim.data.xpos[sim.body_ids[f"foot.{s}"]], along_the_floor)
+                                                 - sim.data.xpos[sim.body_ids[f"foot.{s}"]], floor_only[s])
                                   for s in LEG_SIDES}
             chain_start = pelvis_pos.copy()
             chain_quat = pelvis_quat.copy()
@@ -834,6 +859,8 @@ def perform_steps(
                 if side not in previous:
                     above = sim.data.xpos[sim.body_ids[f"foot.{side}"], 2] - planted[side][0][2]
                     landing_feet[side] = float(np.clip(above, 0.0, LANDING_HEIGHT))
+            if not chain_prev:
+                landing_top = float(pelvis_pos[2]) if landing_feet and compliant and wide else None
             if landing_feet and position_now in ROLL_IN:
                 # Rolled from once the landing foot is down, to the end of the step that landed it.
                 roll_from, roll_fade = phase_start + phase.pose_blend, None
@@ -924,6 +951,13 @@ def perform_steps(
                     placed = _place_foot(scratch, start, side,
                                          ankle + np.array([0.0, 0.0, phase.land]), frame,
                                          knee_forward=HOVER_KNEE)
+                    strayed = max(abs(v - start[sim.qadr[sim.index[n]]]) for n, v in placed.items())
+                    if strayed > HOVER_STRAY:
+                        # From there the solution wound off to another branch (the hip's twist
+                        # 13 rad, in second after a grand plie): solved from the leg as it is now.
+                        placed = _place_foot(scratch, sim.data.qpos.copy(), side,
+                                             ankle + np.array([0.0, 0.0, phase.land]), frame,
+                                             knee_forward=HOVER_KNEE)
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
                     pose_vec[sim.index[f"toe.{side}_y"]] = 0.0
@@ -975,6 +1009,11 @@ def perform_steps(
                 upright = {side: upright_point(height, mass, sex, turnout, position_now, side)}
             phase_target = _com_target(sim, phase.target, meas.com, SUPPORT_SHARE.get(position_now, 1.0),
                                        upright)
+            if phase.target == "both" and closed and landing_top is not None:
+                # The middle of the feet with the landing foot on its spot, not where it hovers (the
+                # ankles' middle and the middle of the feet move by half the landing foot's way there).
+                phase_target = phase_target + 0.5 * sum(
+                    planted[s][0][:2] - sim.data.xpos[sim.body_ids[f"foot.{s}"], :2] for s in LEG_SIDES)
         stance_jacobian = None
         heel_press = 0.0
         press_across = None
@@ -1194,7 +1233,7 @@ def perform_steps(
                     scratch.mj.mj_kinematics(scratch.model, scratch.data)
                     for s in LEG_SIDES:
                         gives = _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
-                                            - sim.data.xpos[sim.body_ids[f"foot.{s}"]], along_the_floor)
+                                            - sim.data.xpos[sim.body_ids[f"foot.{s}"]], floor_only[s])
                         compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives - compliance[s])
                         size = float(np.sqrt(compliance[s] @ compliance[s]))  # norm, without its checks
                         if size > COMPLIANCE_LIMIT:
@@ -1219,6 +1258,10 @@ def perform_steps(
                     solve_quat = quaternions.multiply(pelvis_quat, about_x)
                     solve_rotation = quaternions.to_matrix(solve_quat)
                 pelvis_pos = np.array([*xy, chain.pelvis_height(xy, solve_rotation, feet)])
+                if landing_top is not None:
+                    # See WIDE_LANDING: the pelvis rises slowly from where it stood as the foot came down.
+                    pelvis_pos[2] = min(pelvis_pos[2], landing_top)
+                    landing_top += CONTROL_DT * WIDE_LANDING_RISE
                 if position_now in CHAIN_LOWER:
                     # Both knees a little bent (see CHAIN_LOWER).
                     pelvis_pos[2] -= CHAIN_LOWER[position_now] * body.height

@@ -110,12 +110,14 @@ TRANSITIONS = frozenset(
 # its own hip, fell while the tendu was a battement (12.5 s in); with the toes along the floor it holds
 # (1.3-2.0 m, also twice, after plies and before the front foot's: the COM 0.9-8.7 cm inside in every
 # step's last second, the supporting foot 0.1-0.5 cm).
-# Not yet there: every tendu from both feet in second (the first one fell as the foot came back: the weight
-# shift leaves the supporting knee bent 46 degrees; straightened first, the close fell) and fourth
-# (the weight shift onto the back foot there leans both legs alike, not the closed chain: fell 1 s in).
+# In second every tendu on either leg, once per stay there (see TENDU_WIDE_SECONDS and
+# TENDU_ONCE_FROM_BOTH_FEET; before perform.WIDE_LANDING the first one fell as the foot came back).
+# Not yet there: fourth (the weight shift onto the back foot there leans both legs alike, not the closed
+# chain: fell 1 s in).
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
+    "second_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
     "fifth_position": _EITHER_FOOT_TENDUS,
 }
@@ -129,6 +131,28 @@ TENDU_FROM_BOTH_FEET = {
 # 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
 # inside.
 TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
+# In second a tendu from both feet leaves the supporting knee bent as the weight shift does (40-46 degrees:
+# the other foot, far out, holds the pelvis down) and the working foot closes onto its wide place from
+# there (see perform.WIDE_LANDING). It takes at least TENDU_WIDE_SECONDS: the toes slide out further from
+# the lowered hip (40 cm back at 2.0 m), and coming back in the 1.75 s of a 5 s tendu the knee bent at its
+# fastest to keep the heel off the floor, the leg swung in and the dancer fell (tendu back, 2.0 m, 9.1 s
+# in). It closes in TENDU_CLOSE_WIDE (seconds, the legs' pose blended over): in TENDU_CLOSE's 2.5 s with
+# the pose over half a second the landing foot came down 4 cm inside its place and the dancer fell.
+TENDU_WIDE_SECONDS = {"second_position": 6.5}
+# Where only one tendu from both feet is balanced per stay in the position, and why not more, nor after a
+# change into it. In second the supporting foot slides 0.2 cm out as the weight comes onto it and 0.5 cm as
+# the closing foot takes the weight back: two and three in a row hold (1.1-2.0 m, the feet within 0.9-1.9
+# cm of their places after three at 1.1-1.65 m, 3.5 at 2.0 m), but in seeded 20-step draws with many the
+# feet walked 5-10 cm apart and the dancer fell in the 16th-19th step (draws 16, 35, 41 of 0-59) or ended a
+# tendu with the COM 1.6 cm outside the polygon (31).
+TENDU_ONCE_FROM_BOTH_FEET = {
+    "second_position": {
+        "again": "each one walks the supporting foot 0.6-1 cm outwards, and seeded draws with many fell once "
+                 "the feet were 5-10 cm off their places",
+        "changed": "from fifth, after the change into second the back foot's tendu back fell 8 s in",
+    },
+}
+TENDU_CLOSE_WIDE = {"second_position": (4.0, 1.5)}
 TENDU_CLOSE_BEHIND = 4.0
 TENDU_CLOSE_BEHIND_BLEND = 2.0
 # Positions where the back foot's tendus from both feet are refused after a plie, and why.
@@ -826,10 +850,17 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = "in first_position, third_position and fifth_position on either foot"
+            where = "in first_position, second_position, third_position and fifth_position on either foot"
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+        once = TENDU_ONCE_FROM_BOTH_FEET.get(state.position)
+        if once and (state.closed or state.changed):
+            after, why = ("another one there", once["again"]) if state.closed else \
+                ("a change into it", once["changed"])
+            raise DancerError(f"{name} straight from both feet in {state.position} after {after} is not "
+                              f"balanced yet ({why}); start the sequence in {state.position} for one, or "
+                              "add a weight_shift first for the one-foot tendu")
         if working != FRONT_FOOT and state.plied and state.position in BACK_FOOT_TENDU_AFTER_A_PLIE:
             raise DancerError(f"{name} on the {_word(working)} (back) foot straight from both feet after a "
                               f"plie in {state.position} is not balanced yet "
@@ -1234,6 +1265,12 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             raise DancerError(f"the weight is on the {_word(working)} foot, which cannot work: "
                               f"add weight_shift:{_word(support)} first")
         direction = name.split("_", 1)[1]
+        if state.support == "both" and state.position in TENDU_WIDE_SECONDS:
+            least = TENDU_WIDE_SECONDS[state.position]
+            if seconds is not None and seconds < least:
+                raise DancerError(f"a tendu straight from both feet in {state.position} takes at least "
+                                  f"{least:g} s, got {seconds:g}")
+            duration = max(duration, least)
         state = replace(state, pose=centred_pose(state.pose))
         pose = state.pose
         port = arms("first" if direction == "back" else "second")
@@ -1288,6 +1325,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             close, blend = TENDU_CLOSE, 0.5
             if _behind_from_both_feet(state, working):
                 close, blend = TENDU_CLOSE_BEHIND, TENDU_CLOSE_BEHIND_BLEND
+            if state.position in TENDU_CLOSE_WIDE:
+                close, blend = TENDU_CLOSE_WIDE[state.position]
             phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
                                     closed_chain=chained))
             return phases_out, replace(state, closed=True)
