@@ -26,16 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 from _common import record  # noqa: E402
 
-from addon.simulation.heaps import (  # noqa: E402
-    POUR_CONTACTS,
-    POUR_DROP,
-    POUR_INTERVAL,
-    pour_heap,
-    pour_rolling_resistance,
-    repose_angle,
-    spout_cubes,
-)
-from addon.simulation.scenes import SimulationSettings  # noqa: E402
+from addon.simulation.heaps import pour_heap, pour_settings, repose_angle, spout_cubes  # noqa: E402
 
 SIZE = 0.3
 SETTLE_SECONDS = 15.0
@@ -49,16 +40,7 @@ def main() -> None:
 
 
 def measure(count: int, friction: float, seed: int) -> None:
-    settings = SimulationSettings(
-        auto_substeps=True,
-        min_substeps=20,
-        particle_radius=SIZE / 6,
-        friction=friction,
-        pour_interval=POUR_INTERVAL,
-        pour_drop=POUR_DROP,
-        rigid_contacts=POUR_CONTACTS,
-        rolling_resistance=pour_rolling_resistance(friction),
-    )
+    settings = pour_settings(friction, SIZE)
     start = time.process_time()
     pour = pour_heap(spout_cubes(count, SIZE, seed), settings, SETTLE_SECONDS)
     cpu = time.process_time() - start

@@ -46,6 +46,22 @@ def pour_rolling_resistance(static_friction: float) -> float:
     return min(1.0, POUR_ROLLING_PER_FRICTION * static_friction)
 
 
+def pour_settings(static_friction: float, size: float) -> SimulationSettings:
+    """The settings a pour of cubes of edge ``size`` bakes with as Add Rigid Pile (Pour) sets it up (its
+    contacts, interval, drop and rolling resistance), with automatic substeps from 20 and particles a
+    sixth of the edge: what the heap test and the heap bench measure."""
+    return SimulationSettings(
+        auto_substeps=True,
+        min_substeps=20,
+        particle_radius=size / 6,
+        friction=static_friction,
+        pour_interval=POUR_INTERVAL,
+        pour_drop=POUR_DROP,
+        rigid_contacts=POUR_CONTACTS,
+        rolling_resistance=pour_rolling_resistance(static_friction),
+    )
+
+
 # A unit cube's corners (i, j, k) in {0, 1}^3, x slowest, centred; its six outward quads; their triangles.
 CUBE_CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], float) - 0.5
 CUBE_FACES = ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3))

@@ -10,16 +10,7 @@ highest box top per ring one box wide around the heap's axis) and the kinetic en
 import numpy as np
 import pytest
 
-from addon.simulation.heaps import (
-    POUR_CONTACTS,
-    POUR_DROP,
-    POUR_INTERVAL,
-    pour_heap,
-    pour_rolling_resistance,
-    repose_angle,
-    spout_cubes,
-)
-from addon.simulation.scenes import SimulationSettings
+from addon.simulation.heaps import pour_heap, pour_settings, repose_angle, spout_cubes
 
 SIZE = 0.3
 COUNT = 50
@@ -37,11 +28,7 @@ COUNT = 50
     ],
 )
 def test_fifty_poured_boxes_heap_at_the_angle_of_repose_and_come_to_rest(friction, seed):
-    settings = SimulationSettings(
-        auto_substeps=True, min_substeps=20, particle_radius=SIZE / 6, friction=friction,
-        pour_interval=POUR_INTERVAL, pour_drop=POUR_DROP, rigid_contacts=POUR_CONTACTS,
-        rolling_resistance=pour_rolling_resistance(friction),
-    )  # fmt: skip
+    settings = pour_settings(friction, SIZE)
     pour = pour_heap(spout_cubes(COUNT, SIZE, seed), settings, settle_seconds=15.0)
     world, offsets = pour.world, pour.offsets
     assert not world.held.any(), "the heap blocked the spout"
