@@ -51,7 +51,8 @@ def test_the_fly_banks_toward_a_sideways_target_and_keeps_its_heading(genome):
     assert not flight.blown_up.any()
     moved = flight.positions[:, -1, 0] - flight.positions[:, 0, 0]
     assert moved[0] > 0.005 and moved[1] < -0.005  # more than a quarter of the way in 0.6 s
-    np.testing.assert_allclose(moved[0], -moved[1], rtol=1e-6)  # mirror images (to rounding)
+    # Mirror images, to the rounding 0.6 s of integration gathers (a relative 1.06e-6 seen on a CI run).
+    np.testing.assert_allclose(moved[0], -moved[1], rtol=1e-5)
     quat = flight.rotations[:, -1]
     heading = 2.0 * np.arctan2(np.abs(quat[:, 3]), quat[:, 0])  # turn about z, small tilts
     assert np.all(heading < 0.1)
