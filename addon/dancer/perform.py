@@ -295,6 +295,12 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
     return pose[scratch.qadr].copy()
 
 
+def leg_joints(joints: tuple[str, ...], sides: str = "LR") -> NDArray[np.bool_]:
+    """Which of ``joints`` (``DancerBody.joints`` order) move the legs of ``sides`` (hips to toes)."""
+    return np.array([name.startswith(("thigh", "shin", "foot", "toe")) and name.split("_")[0][-1] in sides
+                     for name in joints])
+
+
 def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
                      com_offset: NDArray[np.float64], step: float = 0.004, aim_in: float = 0.0,
                      across: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -307,7 +313,7 @@ def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
     too; the changes are the legs' only (the balance rolls the spine back by itself).
     """
     angles = _on_the_balls(scratch, qpos, heel, com_offset, aim_in=aim_in, rolled=across)
-    legs = np.array([name.startswith(("thigh", "shin", "foot", "toe")) for name in scratch.body.joints])
+    legs = leg_joints(scratch.body.joints)
 
     def change(shift: NDArray[np.float64]) -> NDArray[np.float64]:
         moved = _on_the_balls(scratch, qpos, heel, com_offset + shift, aim_in=aim_in, rolled=across)
@@ -768,9 +774,10 @@ def perform_steps(
         return {f"foot.{side}_x": -1.0, f"foot.{side}_y": -1.0,
                 f"thigh.{side}_x": 1.0, f"thigh.{side}_y": 1.0}
 
+    leg_masks = {side: leg_joints(body.joints, side) for side in LEG_SIDES}
+
     def leg_mask(side: str) -> NDArray[np.bool_]:
-        return np.array([f".{side}_" in name and not name.startswith(("upper_arm", "forearm"))
-                         for name in body.joints])
+        return leg_masks[side]
 
     position_now = labels[0]
     for k, phase in enumerate(phases):
@@ -795,7 +802,7 @@ def perform_steps(
         if chain_prev and compliant and phase.starts_step and position_now in WIDE_LANDING:
             # The step after a wide landing (see WIDE_LANDING) starts afresh: the closed chain from the
             # feet where they stand, the balance's lean from none (the legs' angles carry it on).
-            chain_prev = chain_prev and not closed
+            chain_prev = not closed
             lean[:] = 0.0
             hip_lean[:] = 0.0
             compliant = False

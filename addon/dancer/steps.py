@@ -230,12 +230,11 @@ RELEVE_START = 0.2
 # before the heels left the floor (1.9 cm by the end of the step; 0.7 now, with
 # perform.BALLS_AIM_IN); in fourth the back foot came off the floor and the dancer fell 1 s in.
 SHIFT_BY_LEANING = ("first_position",)
-# Where the relevé on both feet is not balanced yet, and how it failed. In second it holds (straight
-# from the position, after plies, a weight shift and back, a change into it with either foot: the balls
-# within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second, 1.1-2.0 m);
-# in third too (see RELEVE_BACK), in fifth and fourth on poses that roll the pelvis (perform.BALLS_ACROSS;
-# in fourth see REST_ON_THE_FEET). None falls today.
-RELEVE_ON_BOTH_FEET_FALLS: dict[str, str] = {}
+# The relevé on both feet holds in every position (some ways into it are refused: _check_balanced). In
+# second straight from the position, after plies, a weight shift and back, a change into it with either
+# foot (the balls within 0.5-1.3 cm of their places, the COM 0.3-8 cm inside the feet in its last second,
+# 1.1-2.0 m); in third too (see RELEVE_BACK); in fifth and fourth on poses that roll the pelvis
+# (perform.BALLS_ACROSS; in fourth see REST_ON_THE_FEET).
 # Seconds the weight takes back from the balls to the middle of the feet, where not RELEVE_PARTS'.
 # In third, in 1.5 s the back heel came up as the weight went back (the COM went 3.5 cm sideways
 # towards the back foot, which the balls' poses do not correct) and the step ended with the COM 1.8 cm
@@ -820,10 +819,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         raise DancerError(f"{name} is in the vocabulary but the balance controller cannot hold it yet "
                           f"(the dancer falls); balanced today: {', '.join(sorted(BALANCED))}")
     if name == "releve" and state.support == "both" and side is None:
-        if state.position in RELEVE_ON_BOTH_FEET_FALLS:
-            where = ", ".join(sorted(set(POSITIONS) - set(RELEVE_ON_BOTH_FEET_FALLS)))
-            raise DancerError(f"releve on both feet from {state.position} is not balanced yet "
-                              f"({RELEVE_ON_BOTH_FEET_FALLS[state.position]}); it is in {where}")
         if state.position == "second_position" and state.changed and state.plied:
             raise DancerError("releve on both feet after a change into second_position and a plie there is "
                               "not balanced yet (the plie leaves the wide feet a little further apart: "
@@ -850,7 +845,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
-            where = "in first_position, second_position, third_position and fifth_position on either foot"
+            where = f"in {', '.join(TENDU_FROM_BOTH_FEET)} on either foot"
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")

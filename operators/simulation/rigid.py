@@ -116,9 +116,6 @@ ARRANGEMENTS = (
     ("POUR", "Pour", "Cubes waiting at one spout above the floor, poured one after another into a heap"),
     ("STACK", "Stack", "A tumbling column of cubes, all dropped at once"),
 )
-# A pour's settings (why: heaps.POUR_INTERVAL and the rest; the rolling resistance follows the friction).
-DEMO_POUR_INTERVAL = POUR_INTERVAL
-DEMO_POUR_CONTACTS = POUR_CONTACTS.upper()
 
 
 class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
@@ -178,14 +175,14 @@ class PROCANIM_OT_add_rigid_pile_demo(ProcAnimOperator, bpy.types.Operator):
             settings = context.scene.procanim.simulation
             # The sidebar's Rigid Pile settings are the pour's (the user asked for a pour ready to bake;
             # the report names every one it set, and Undo restores them).
-            settings.pour_interval = DEMO_POUR_INTERVAL
+            settings.pour_interval = POUR_INTERVAL
             settings.pour_drop = POUR_DROP
-            settings.rigid_contacts = DEMO_POUR_CONTACTS
+            settings.rigid_contacts = POUR_CONTACTS.upper()
             settings.rolling_resistance = pour_rolling_resistance(settings.static_friction)
             # Each cube also waits until the one before has cleared the spout: up to four intervals
             # apiece (46 of 50 cubes had left after 700 frames), then six seconds to settle (the last
             # ones still slid and toppled three seconds after leaving).
-            settings.frame_count = max(settings.frame_count, 4 * DEMO_POUR_INTERVAL * self.count + 144)
+            settings.frame_count = max(settings.frame_count, 4 * POUR_INTERVAL * self.count + 144)
             self.report(
                 {"INFO"},
                 f"Added {self.count} cubes at a spout; press Bake Rigid Pile to pour them (set Pour Interval "
