@@ -54,10 +54,11 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # plie or a change into third; not yet out of fifth into first and third: it held from the position
 # but fell after a grand plie, and after the left foot's change into fifth), each completes with a
 # weight shift onto the other foot and a retire after it; so do the front foot's closes from fourth
-# (the weight on the back foot) into first, third and fifth, and the changes into second from first
-# and third with either foot (from third not after a plie there: PLIE_BEFORE_THE_CHANGE_FALLS), from
-# fourth with the right (front) one and from fifth with either, the left one not after a plie there
-# (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
+# (the weight on the back foot) into first, third and fifth, the back foot's too (the weight on the
+# front foot, the supporting leg straightened first: OFF_THE_FRONT_OF_FOURTH), and the changes into
+# second from first and third with either foot (from third not after a plie there:
+# PLIE_BEFORE_THE_CHANGE_FALLS), from fourth with the right (front) one and from fifth with either,
+# the left one not after a plie there (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
 # other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot is
 # aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth
 # 1.0-1.3 cm, also after plies there; a weight shift and a retire hold after it; see _check_balanced
@@ -74,7 +75,7 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # demi plie then first, 32 s; seed 30 the change back into second, seed 59 a tendu to the side), and
 # the left foot (behind) at 1.3 m hovered 3-4 mm over its place through the set-down and both feet
 # slid 5 cm back as the weight went to the middle. Not yet:
-# out of fourth with the back foot moving, and into fourth with the left foot (from
+# into fourth with the left foot (from
 # first it fell at 1.65 and 2.0 m; from third and fifth a weight shift and a retire held after it at
 # 1.1-2.0 m, the steps after it not tried yet). Into fourth the right foot goes forward from first,
 # third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
@@ -86,7 +87,8 @@ TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
     + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
-    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
+    + [("fourth_position", b, f) for b in ("first_position", "third_position", "fifth_position")
+       for f in ("R", "L")]
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
     + [(a, "second_position", "R") for a in ("fourth_position", "fifth_position")]
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
@@ -511,6 +513,18 @@ SET_DOWN_BEHIND = 1.5
 # from first it holds; with the lean from none both hold).
 OUT_OF_WIDE = {"second_position": (2.0, 3.0, 1.5, 1.75)}
 OUT_OF_WIDE_SHIFT = 3.0
+# Out of fourth with the back (left) foot moving, the weight on the front foot: seconds of (the free
+# foot's lift with the supporting leg straightening, the carry, the set-down, the weight to the middle).
+# The closed chain takes the weight onto the front foot with that leg 12-13 degrees off vertical and the
+# back one 27 (both knees bent): the back foot lifted straight up from there and carried in 1.5 s rocked
+# the dancer forward onto the front toes, the carried foot flew 40-60 cm forward and the dancer fell 1.9-5.7
+# s into the change (into first, third and fifth at 1.1-2.0 m). As out of second, the supporting leg
+# straightens under the pelvis as the foot lifts, then the foot is carried: the feet within 0.4-1.0 cm of
+# the new position's places in first and third, 0.8-1.5 in fifth, the front foot 0.4-0.9 cm from where it
+# stood (1.1-2.0 m). Into fifth the weight goes 12 cm back to the middle: with a set-down of 1 or 1.5 both
+# feet chattered and slid 4-5 cm back together at some heights (1.1, 1.3 m), and one fell with the middle
+# in 3.5; with 3 for the lift the change into fifth fell at 1.1 m.
+OFF_THE_FRONT_OF_FOURTH = (2.0, 3.0, 2.0, 1.75)
 # Why a change back into second from the position a change out of it reached is refused: seeded draws 1
 # (second, plies there, first, second fell 48 s in) and 17 (from third: first, second, first, a demi plie,
 # second fell 122 s in) fell in it; the same without the plies (second, first, second and with a demi plie
@@ -1100,14 +1114,23 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                 raise DancerError(f"a change out of {state.position} takes at least {least:g} s, "
                                   f"got {seconds:g}")
             total = max(total, least)
+        off_the_front = state.position == "fourth_position" and support == FRONT_FOOT
+        if off_the_front:
+            shares = (0.0, *OFF_THE_FRONT_OF_FOURTH)
+            least = sum(shares)
+            if seconds is not None and seconds < least:
+                raise DancerError(f"a change out of fourth_position with the back foot takes at least "
+                                  f"{least:g} s, got {seconds:g}")
+            total = max(total, least)
         shift, lift, carry, down, middle = _split(total, *shares)
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
                                 closed_chain=chained))
         moved = centred_pose(pose)
-        if out_of_wide and not (state.raised or state.hover):
-            # Out of second the free foot lifts flat as a one-foot step there starts, and the
-            # supporting leg straightens under the pelvis first (see _off_the_floor).
+        if (out_of_wide or off_the_front) and not (state.raised or state.hover):
+            # Out of second (and off the front foot of fourth: OFF_THE_FRONT_OF_FOURTH) the free foot
+            # lifts flat as a one-foot step there starts, and the supporting leg straightens under the
+            # pelvis first (see _off_the_floor).
             phases.append(Phase(label, lift, _free_lift(state, working, turnout, height), support,
                                 "foot:" + support, 0.9 * lift, 0.3, straighten=True))
         elif not (state.raised or state.hover):
