@@ -52,7 +52,10 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # middle and settles. Between first, third and fifth, either foot moving (the left one between first
 # and third, and behind into fifth from first and third: the dancer turns 0-2 degrees, also after a
 # plie or a change into third; not yet out of fifth into first and third: it held from the position
-# but fell after a grand plie, and after the left foot's change into fifth), each completes with a
+# but fell after a grand plie, and after the left foot's change into fifth; re-tried after the lean reset,
+# session 10: from the position into first it falls at 1.1 m (9.0 s), into third at 1.1 and 1.3 m (7.6,
+# 8.5 s), after a grand plie into third at 1.1-2.0 m (13.6-16.8 s), into first at 1.1, 1.3, 2.0 m, and
+# after the left foot's change into fifth at 1.1 m into first, 1.3 m into third), each completes with a
 # weight shift onto the other foot and a retire after it; so do the front foot's closes from fourth
 # (the weight on the back foot) into first, third and fifth, and the changes into second from first
 # and third with either foot (from third not after a plie there: PLIE_BEFORE_THE_CHANGE_FALLS), from
@@ -148,7 +151,9 @@ TENDU_WIDE_SECONDS = {"second_position": 6.5}
 # the closing foot takes the weight back: two and three in a row hold (1.1-2.0 m, the feet within 0.9-1.9
 # cm of their places after three at 1.1-1.65 m, 3.5 at 2.0 m), but in seeded 20-step draws with many the
 # feet walked 5-10 cm apart and the dancer fell in the 16th-19th step (draws 16, 35, 41 of 0-59) or ended a
-# tendu with the COM 1.6 cm outside the polygon (31).
+# tendu with the COM 1.6 cm outside the polygon (31). After a change into second (re-tried after the lean
+# reset, session 10): from fifth the left foot's tendu back still falls at 1.65 and 2.0 m (21.6, 22.4 s; at
+# 1.1 m the change itself falls), the right foot's holds at 1.3-2.0 m, as from first.
 TENDU_ONCE_FROM_BOTH_FEET = {
     "second_position": {
         "again": "each one walks the supporting foot 0.6-1 cm outwards, and seeded draws with many fell once "
@@ -159,7 +164,12 @@ TENDU_ONCE_FROM_BOTH_FEET = {
 TENDU_CLOSE_WIDE = {"second_position": (4.0, 1.5)}
 TENDU_CLOSE_BEHIND = 4.0
 TENDU_CLOSE_BEHIND_BLEND = 2.0
-# Positions where the back foot's tendus from both feet are refused after a plie, and why.
+# Positions where the back foot's tendus from both feet are refused after a plie, and why. Re-tried after
+# the lean reset (session 10): the feet no longer walk apart (0.05-1.5 cm off their places after the
+# sequences that walked them 2.3-3.7 cm), and third, demi plie, tendu back and third, grand plie, tendus on
+# the left foot between plies hold at 1.1-2.0 m; but third, tendu back, two grand plies, tendu to the side
+# (left foot) ended that tendu with the COM 0.1 cm outside at 1.65 m, and the tendu back on the left foot
+# straight from third (legal) ended 6.2 cm outside at 2.0 m.
 BACK_FOOT_TENDU_AFTER_A_PLIE = {
     "third_position": "after a plie there the back foot's closes walked the feet apart, 2.3 cm off their "
                       "places after one tendu and 3.7 after another past two grand plies, and the grand "
@@ -172,7 +182,9 @@ BACK_FOOT_TENDU_AFTER_A_PLIE = {
 # the floor altogether 1.5 s after the landing) and the COM went 9 cm the other way, off the
 # supporting foot: 14.3 s after a demi plie, 15.1 with a weight shift onto the right foot between,
 # 43.7 in seed 28. (Without the plie the same change lands 2 cm past its place too and
-# holds; after a grand plie it held once.)
+# holds; after a grand plie it held once.) Re-tried after the lean reset (session 10): third, demi plie,
+# second and third, grand plie, second fall at 1.1 and 1.3 m (13.8-17.0 s) and hold at 1.65 and 2.0 m (the
+# foot 1.3-2.4 cm off its place); with a weight shift onto the right foot between, it holds at 1.1-2.0 m.
 PLIE_BEFORE_THE_CHANGE_FALLS = {
     ("third_position", "second_position"): "the foot landing in second came down 2.5 cm past its place, "
                                            "its toes came up as the closed chain pulled it in, and the "
@@ -183,7 +195,8 @@ PLIE_BEFORE_THE_CHANGE_FALLS = {
 # onto the right foot, third fell 14.4 s in, 16.1 with first standing between, and fourth, third, weight
 # shift, first 16.3): the carried foot swung 15 cm up and on to 27 cm behind the supporting foot, and the
 # dancer fell backwards. Into fifth from there it held, and so do these changes when first or third was not
-# reached from fourth.
+# reached from fourth. Re-tried after the lean reset (session 10): fourth, first, weight shift, third still
+# falls at 1.1-2.0 m (14.2-15.0 s), fourth, third, weight shift, first at 1.65 m (16.3 s).
 LEFT_AFTER_FOURTH_FALLS = {
     name: "the carried foot swung 15 cm up and 27 cm behind the supporting foot and the dancer fell backwards"
     for name in ("first_position", "third_position")
@@ -193,6 +206,9 @@ LEFT_AFTER_FOURTH_FALLS = {
 # seed 2043 fell 138.9 s in, in its last step, with or without its relevé; first, third, weight shift onto
 # the left foot, second fell 18.5 s in, from fifth 18.3, with third standing twice 20.0). Started in third,
 # or with the weight on both feet, or with the left foot moving, the same change held. Not analysed yet.
+# Re-tried after the lean reset (session 10): first, third, weight shift onto the left foot, second still
+# falls at 1.3, 1.65 and 2.0 m (18.2-18.8 s; holds at 1.1 m), from fifth at 1.65 m (18.3 s; at 1.3 m it
+# holds with the foot 3.6 cm off second's place).
 SHIFT_AFTER_THE_CHANGE_FALLS = {
     ("third_position", "second_position"): "seeded random draws fell in the change, 18-20 s into the short "
                                            "sequences",
@@ -518,7 +534,13 @@ OUT_OF_WIDE_SHIFT = 3.0
 # Why a change back into second from the position a change out of it reached is refused: seeded draws 1
 # (second, plies there, first, second fell 48 s in) and 17 (from third: first, second, first, a demi plie,
 # second fell 122 s in) fell in it; the same without the plies (second, first, second and with a demi plie
-# in first between) held.
+# in first between) held. Re-tried after the lean reset (session 10): second, first, a demi plie, second and
+# second, three plies, first, second hold at 1.3-2.0 m (COM 4.7-8.4 cm inside, the foot within 0.5-2.1 cm of
+# its place) and draws 1, 16, 26, 35, 37, 41, 59 of 0-59 that pick it complete, but 17 still fell 121.7 s in,
+# and so did third, first, second, first, demi plie, second (46.7 s) and with a tendu back on the left foot
+# before the first change and no plie (53.0 s): the change into second is itself marginal (the landing foot's
+# toes stay up for 2 s and the supporting heel comes up for a tick as the weight goes to the middle, also
+# from first at 1.3-1.65 m; from first at 1.1 m it falls, 9.8 s in), and a second one tips it over.
 OUT_OF_WIDE_AND_BACK_FALLS = ("seeded random draws fell in the change back into second, 48 and 122 s into "
                               "them")
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
