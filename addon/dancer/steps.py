@@ -67,7 +67,11 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # 1 s, the leg swinging in threw the dancer: into first the right ankle flew 41 cm forward and across
 # past the left foot, the left heel came up and the dancer fell 5.3 s in); the foot lands within
 # 0.1-0.7 cm of its place at 1.1-2.0 m, the supporting foot moves 0.1-0.5 cm, and a weight shift and
-# a retire hold after it (see OUT_OF_WIDE_AFTER_THE_BACK_FOOT_FALLS for what is refused). Into fifth
+# a retire hold after it; so do the steps after it when the left (back) foot had come into second from
+# third or fifth (seeded draw 34 from fifth: fifth, weight shift onto the right foot, second, first,
+# grand plie, tendu to the side on the left foot fell 71 s in, into third instead of first 36 s, before
+# the lean reset after a change, Phase.lean_from_zero; now at 1.1-2.0 m they hold, the COM 1.2-9.0 cm
+# inside in every step's last second, the feet within 0.1-1.5 cm of their places). Into fifth
 # with the right foot, also after a weight shift onto the left foot, a plie or a tendu there: the feet
 # within 0.1-0.6 cm of fifth's places, the left foot 0-0.6 cm from where it stood (1.1-2.0 m). The steps
 # after it fell in seeded draws before the lean reset at the end of every change (seed 1 from second:
@@ -521,16 +525,6 @@ OUT_OF_WIDE_SHIFT = 3.0
 # in first between) held.
 OUT_OF_WIDE_AND_BACK_FALLS = ("seeded random draws fell in the change back into second, 48 and 122 s into "
                               "them")
-# Changes out of second that fell in the step after them when the left (back) foot had come into second
-# from third or fifth (seeded draw 34 from fifth: fifth, weight shift onto the right foot, second, first,
-# grand plie, tendu to the side on the left foot fell 71 s in; without the plie 36 s, and into third
-# instead of first 36 s; from first the same held). Not analysed yet: the feet and the pelvis face the
-# same way (within 1 degree) as after the left foot's change from first.
-OUT_OF_WIDE_AFTER_THE_BACK_FOOT_FALLS = {
-    ("second_position", before, "L"): "the left foot's tendu to the side from both feet after it fell as "
-                                      "the foot came back, 34-36 s into the sequences"
-    for before in ("third_position", "fifth_position")
-}
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
@@ -635,7 +629,6 @@ class State:
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
     earlier_from: str = ""    # the position the change before the last one came from
     since_change: int = 0     # steps done since the change into this position (or the start)
-    changed_by: str = ""      # the foot ('L' or 'R') that made the change into this position
     on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
 
 
@@ -788,13 +781,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                 raise DancerError(f"changing back into {name} from {state.position} reached by a change out "
                                   f"of it is not balanced yet ({OUT_OF_WIDE_AND_BACK_FALLS}); change into "
                                   "another position first")
-            after_back = OUT_OF_WIDE_AFTER_THE_BACK_FOOT_FALLS.get(
-                (state.position, state.changed_from, state.changed_by))
-            if after_back:
-                raise DancerError(f"changing from {state.position} to {name} right after the left (back) "
-                                  f"foot's change into it from {state.changed_from} is not balanced yet "
-                                  f"({after_back}); after the right foot's change into it, or the left "
-                                  "foot's from first, it is")
             if state.position == "fifth_position" and moving != FRONT_FOOT and state.plied:
                 raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
                                   "after a plie there is not balanced yet (after the grand plie the feet "
@@ -1142,8 +1128,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=_sets_down_by_chain(name), place=name, lean_from_zero=out_of_wide))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
-                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from,
-                             changed_by=working)
+                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from)
 
     support, working = _support_for(name, side, state)
 
