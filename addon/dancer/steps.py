@@ -85,10 +85,16 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # pick the change (1, 16, 21, 44, 53) complete; the change back into second after it (seed 30) fell at
 # 1.1 and 1.3 m (22 s) and is refused as OUT_OF_WIDE_AND_BACK_FALLS. Not yet with the left foot (behind):
 # at 1.3 m it hovered 3-4 mm over its place through the set-down and both feet slid 5 cm back as the
-# weight went to the middle. Not yet:
-# into fourth with the left foot (from
-# first it fell at 1.65 and 2.0 m; from third and fifth a weight shift and a retire held after it at
-# 1.1-2.0 m, the steps after it not tried yet). Into fourth the right foot goes forward from first,
+# weight went to the middle. Into fourth the left foot goes back from third and fifth (the weight on the
+# right foot; the feet within 0.1-1.6 cm of fourth's places at 1.1-2.0 m, and a weight shift onto the
+# left foot, a tendu back and a retire, or standing again, a weight shift onto either foot and a retire or
+# a developpe hold after it; the plies after it are refused, AFTER_THE_CHANGE_INTO_FOURTH_FALLS, and so is
+# the weight shift onto the front foot, as after the right foot's change). Not yet from first:
+# it fell at 1.65 and 2.0 m (10.0-10.1 s, 5.5 s into the change): over the front foot, the COM 7 cm ahead
+# of its ankle, the carried foot reached 8 cm short of its place behind and the closed chain dragged it
+# back as it landed (the foot lifted, the front heel came up); with the COM held where the upright weight
+# shift left it, the foot reached its place but the landing leg pushed like a strut and the dancer fell
+# forward at all four heights. Into fourth the right foot goes forward from first,
 # third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
 # SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
 # perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
@@ -106,7 +112,8 @@ TRANSITIONS = frozenset(
     + [("fifth_position", "second_position", "L")]
     + [("second_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
     + [("second_position", b, "L") for b in ("first_position", "third_position")]
-    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")])
+    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")]
+    + [(a, "fourth_position", "L") for a in ("third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot's toes slide out along the floor and back
 # (Phase.slide), it comes back over its spot by IK (its knee bent forwards: see perform.HOVER_KNEE),
@@ -671,6 +678,7 @@ class State:
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
     earlier_from: str = ""    # the position the change before the last one came from
     since_change: int = 0     # steps done since the change into this position (or the start)
+    changed_by: str = ""      # the foot ('L' or 'R') that made the change into this position
     on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
 
 
@@ -965,6 +973,8 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
             "their places",
     "front": "after the changes from third and fifth the back foot came off the floor and the dancer fell "
              "at 1.1 and 1.65 m (18.6-19.8 s); from first it holds",
+    "plie": "after the left foot's change from fifth a demi plie then a grand plie fell at 1.1 m, from third "
+            "at 1.3 m (26.1 s, in the grand plie)",
 }
 
 
@@ -984,6 +994,10 @@ def _check_after_the_change_into_fourth(state: State, name: str, side: str | Non
             and state.changed_from in ("third_position", "fifth_position")):
         raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot after the change from "
                           f"{state.changed_from} into fourth_position is not balanced yet ({falls['front']})")
+    if name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT):
+        raise DancerError(f"{name} after the {_word(other(FRONT_FOOT))} (back) foot's change into "
+                          f"fourth_position is not balanced yet ({falls['plie']}); start the sequence in "
+                          "fourth_position for it, or change with the right foot")
 
 
 def _sets_down_by_chain(position: str) -> bool:
@@ -1179,7 +1193,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=_sets_down_by_chain(name), place=name, lean_from_zero=out_of_wide))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
-                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from)
+                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from,
+                             changed_by=working)
 
     support, working = _support_for(name, side, state)
 
