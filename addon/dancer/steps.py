@@ -202,13 +202,28 @@ SHIFT_AFTER_THE_CHANGE_FALLS = {
                                            "sequences",
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
-# set down as a tendu from both feet closes, then the weight goes over), and why.
+# set down as a tendu from both feet closes, or carried to its place first, CARRIED_TO_ITS_PLACE, then
+# the weight goes over), and why.
 HOVER_SHIFT_FALLS = {
-    "second_position": "the foot hovers under its own hip, 24 cm inside its wide place, and the dancer "
-                       "fell as it was set down there",
     "fourth_position": "not tried there yet: until this session the weight could not go onto the front "
                        "foot, the only one that hovered there",
 }
+# Where a weight shift back onto a hovering foot carries it out to its place first, in the seconds given,
+# shared by CARRY_BACK_SHARES (the carry, the set-down, the weight to the middle) as a change into the
+# position carries its moving foot (by IK over a raised midpoint, the supporting knee giving where the
+# place is beyond the leg's reach; set down by the closed chain with the weight to the middle as it
+# lands, the balance's lean from none as it settles), then the weight goes over. In second the one-foot
+# steps leave the foot under its own hip, 24 cm inside its wide place: brought back over the place by IK
+# alone from the straightened supporting leg, the solution threw the leg 35 cm forward and 28 cm up and
+# the dancer fell 0.4 s into the shift (1.1-2.0 m; 11.9 s into second, weight shift, tendu to the side,
+# weight shift back at 1.65 m). Carried, it holds after the tendus, the developpe and the arabesque on
+# either foot at 1.1-2.0 m, and the retire, a tendu, standing and the change into first after it: the
+# feet end the shift 0.4-1.7 cm off second's places (after the arabesque 2.6 at 2.0 m), both walked
+# 1.2-3.2 cm the same way. With the seconds and shares of a change out of second (OUT_OF_WIDE: 3 s of
+# carry, the weight to the middle in 3.25) standing after it ended with the COM 2.1 cm outside the feet
+# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s).
+CARRIED_TO_ITS_PLACE = {"second_position": 8.0}
+CARRY_BACK_SHARES = (1.0, 0.75, 1.75)
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED, "R": BALANCED},
@@ -854,7 +869,8 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
         raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
                           f"weight back onto it in {state.position} is not balanced yet "
-                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, third and fifth position")
+                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, second, third and fifth "
+                          "position")
 
     if name == "weight_shift":
         support = side or "L"
@@ -1150,6 +1166,26 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The upper body starts from the position's and ends as the upright shift poses it.
         pose = centred_pose(pose)
         after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
+        if state.hover and state.position in CARRIED_TO_ITS_PLACE:
+            # Carried out to its place and set down as a change into the position sets its moving foot
+            # (see CARRIED_TO_ITS_PLACE), the weight going to the middle as it lands; then the weight goes
+            # over as from both feet. The feet stand as after a change into the position (1-3 cm off their
+            # places), so what is refused after one is refused after this.
+            position = state.position
+            placed = settle(position_pose(position, turnout, height))
+            carry, down, middle = _split(CARRIED_TO_ITS_PLACE[position], *CARRY_BACK_SHARES)
+            by_chain = _sets_down_by_chain(position)
+            phases.append(Phase(label, carry, pose, state.support, "foot:" + state.support, 0.9 * carry, 0.5,
+                                land=TRANSITION_HOVER, place=position))
+            phases.append(Phase(label, down + middle, placed, "both", "both", 0.8 * down, down + 0.9 * middle,
+                                closed_chain=by_chain, place=position))
+            phases.append(Phase(label, TRANSITION_SETTLE, placed, "both", "keep", 0.5, 0.5,
+                                closed_chain=by_chain, place=position, lean_from_zero=True))
+            placed = centred_pose(placed)
+            phases.append(Phase(label, duration, placed, "both", "foot:" + support, 0.5,
+                                min(2.0, 0.8 * duration), closed_chain=chained))
+            return phases, replace(state, support=support, hover=False, closed=True, changed=True,
+                                   since_change=0, pose=placed)
         if state.hover:
             # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
             # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
