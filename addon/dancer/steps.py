@@ -247,7 +247,23 @@ RELEVE_BACK = {"third_position": 3.0}
 # foot length apart, the balls ended 1.1-1.8 cm further apart than they started, the legs going back to
 # the position's straight angles could not reach both, and the dancer tipped back off the front heel
 # (the back foot off the floor); on the feet's angles it holds, COM 3.6-7.5 cm inside, 1.1-2.0 m.
+# The steps on both feet after it that lean the legs alike stay posed about the feet too (see
+# _posed_about_the_feet); what still falls after it is in AFTER_THE_RELEVE_ON_THE_FEET_FALLS.
 REST_ON_THE_FEET = ("fourth_position",)
+# After the relevé on both feet in REST_ON_THE_FEET, what still fell (1.65 m), and how. The weight shift
+# onto the back foot, standing again and the one-foot steps on the back foot hold (_posed_about_the_feet).
+AFTER_THE_RELEVE_ON_THE_FEET_FALLS = {
+    "front": "by the closed chain the COM ended 1.4 cm outside the feet in the shift's last second; posed "
+             "about the feet instead both slid 16 cm and the retire after it fell",
+    "change": "the changes into first and fifth fell 3.9 s in, also after a weight shift onto the back foot "
+              "(2.2 s)",
+    "releve": "with another releve among the plies after it the dancer fell in a grand plie (1.65 m)",
+    "plied": "a plie after it leaves the front heel up; standing again the COM ended 0.2-0.4 cm outside the "
+             "feet as the heel came down (1.65 m, seed 8 of the draw from fourth with the releve), and from "
+             "the back foot after a grand plie the back foot slid 5.5 cm",
+    "toe": "the releve on one foot after the weight shift onto the back foot and a retire fell at 1.1 and "
+           "1.3 m (20.3-20.4 s; straight from fourth it falls at 1.1 m too, holds at 1.3)",
+}
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -732,7 +748,10 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
                 _check_balanced(state, name, side, height)
             # A change starts a fresh State, which counts from 0 again.
             state = replace(state, since_change=state.since_change + 1)
+            on_the_feet = state.on_the_feet
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+            if on_the_feet and name not in _BOTH_FEET:
+                _posed_about_the_feet(new_phases)
             if name in _BOTH_FEET:
                 state = replace(state, plied=True)
         except DancerError as exc:
@@ -743,14 +762,24 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     return labels, phases, state
 
 
+def _posed_about_the_feet(phases: list[Phase]) -> None:
+    """After the relevé on both feet in REST_ON_THE_FEET, the phases on both feet that lean the legs
+    alike pose them about the feet where they stand (``Phase.heels`` at 0, as the relevé ended), not
+    on the position's angles: the legs went back to those and the dancer fell 0.9 s into any step after
+    the relevé but a plie (standing again in fourth and the weight shift onto the back foot, the back
+    foot off the floor). So posed both hold at 1.1-2.0 m (the COM 4.8-9.1 and 1.9-3.5 cm inside in
+    their last second, the feet 0.5-1.3 cm off where they started), and so do the one-foot steps on the
+    back foot after the shift (the retire, tendus front, side and back, developpés, arabesque). Plies are
+    solved from the feet already (``Phase.sink``)."""
+    for phase in phases:
+        if phase.stance == "both" and not phase.closed_chain and phase.heels is None:
+            phase.heels = 0.0
+
+
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
     _check_after_the_change_into_fourth(state, name, side)
-    if state.on_the_feet and name not in ("demi_plie", "grand_plie"):
-        raise DancerError(f"{name} after a releve on both feet in {state.position} is not balanced yet (the "
-                          "legs end the releve standing the feet where it left them, 0.9-1.3 cm off the "
-                          "position's places, and the weight shift and the change into fifth after it fell "
-                          "0.3-0.9 s in, the back foot off the floor; with another releve among the plies "
-                          "after it the dancer fell in a grand plie, 1.65 m); only plies follow it")
+    if state.on_the_feet:
+        _check_after_the_releve_on_the_feet(state, name, side)
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
@@ -883,6 +912,32 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
 
 
 FRONT_FOOT = "R"  # the foot in front in third, fourth and fifth (see position_pose)
+
+
+def _check_after_the_releve_on_the_feet(state: State, name: str, side: str | None) -> None:
+    """Refuse what fell after the relevé on both feet in REST_ON_THE_FEET (see
+    AFTER_THE_RELEVE_ON_THE_FEET_FALLS)."""
+    falls = AFTER_THE_RELEVE_ON_THE_FEET_FALLS
+    after = f"after a releve on both feet in {state.position} is not balanced yet"
+    if name in POSITIONS and name != state.position:
+        raise DancerError(f"changing to {name} {after} (the legs end the releve standing the feet where it "
+                          f"left them, and {falls['change']}); plies, standing and the weight shift onto "
+                          f"the back foot follow it")
+    if name == state.position and state.plied:
+        raise DancerError(f"{name} again after a releve on both feet and a plie in {state.position} is not "
+                          f"balanced yet ({falls['plied']}); stand again before the plie, or go on with "
+                          f"plies or weight_shift:{_word(other(FRONT_FOOT))}")
+    if name == "weight_shift" and (side or "L") == FRONT_FOOT:
+        raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot {after} ({falls['front']}); "
+                          f"weight_shift:{_word(other(FRONT_FOOT))} onto the back foot is")
+    if name == "releve" and side is None and state.support == "both":
+        raise DancerError(f"releve {after} ({falls['releve']}); only one releve on both feet per stay there")
+    if name == "releve":
+        raise DancerError(f"releve on one foot {after} ({falls['toe']}); the other one-foot steps on the "
+                          "back foot are")
+    if name.startswith("tendu_") and state.support == "both":
+        raise DancerError(f"{name} straight from both feet {after}; add weight_shift:"
+                          f"{_word(other(FRONT_FOOT))} first for the one-foot tendu")
 
 
 def _check_front_foot_of_fourth(state: State, name: str, support: str | None) -> None:
