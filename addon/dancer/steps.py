@@ -220,12 +220,18 @@ SHIFT_AFTER_THE_CHANGE_FALLS = {
                                            "sequences",
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
-# set down as a tendu from both feet closes, then the weight goes over), and why.
+# set down as a tendu from both feet closes, then the weight goes over), and why. In fourth (tried in
+# session 10, a tendu to the side then the weight shift back and a retire on the other foot): onto the
+# hovering front foot it holds at 1.65 and 2.0 m (and after the tendu front at 1.65), but at 1.1 and 1.3 m
+# the front foot was set down with its heel up, the foot rocked as the weight came and the dancer fell at
+# the end of the shift (20.9 and 21.6 s, the COM off the polygon in the shift's last second); onto the
+# hovering back foot it fell at 1.1-2.0 m, 0.5-4 s into the shift (12.0-15.7 s; after the tendu back at
+# 1.65 m, 16.3 s).
 HOVER_SHIFT_FALLS = {
     "second_position": "the foot hovers under its own hip, 24 cm inside its wide place, and the dancer "
                        "fell as it was set down there",
-    "fourth_position": "not tried there yet: until this session the weight could not go onto the front "
-                       "foot, the only one that hovered there",
+    "fourth_position": "set down onto the front foot, its heel stayed up and the dancer fell at 1.1 and "
+                       "1.3 m; onto the back foot it fell at 1.1-2.0 m",
 }
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},

@@ -1685,6 +1685,12 @@ def test_the_weight_shift_from_one_foot_to_the_other_in_second_is_over_the_foot_
 def test_the_weight_shift_onto_a_hovering_foot_is_refused_where_it_falls():
     with pytest.raises(DancerError, match="shifting the weight back onto it in second_position"):
         perform(("second_position", "weight_shift", "tendu_side", "weight_shift:right"))
+    # In fourth onto either foot (tried in session 10: onto the front foot it falls at 1.1 and 1.3 m,
+    # onto the back foot at 1.1-2.0 m).
+    for sequence in (("fourth_position", "weight_shift", "tendu_side", "weight_shift:right"),
+                     ("fourth_position", "weight_shift:right", "tendu_side:left", "weight_shift:left")):
+        with pytest.raises(DancerError, match="shifting the weight back onto it in fourth_position .*1.1"):
+            perform(sequence)
 
 
 def test_the_knee_of_a_foot_set_down_in_first_ends_straight():
