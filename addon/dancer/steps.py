@@ -227,7 +227,8 @@ SHIFT_AFTER_THE_CHANGE_FALLS = {
                                            "sequences",
 }
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
-# set down as a tendu from both feet closes, then the weight goes over), and why. In fourth (tried in
+# set down as a tendu from both feet closes, or carried to its place first, CARRIED_TO_ITS_PLACE, then
+# the weight goes over), and why. In fourth (tried in
 # session 10, a tendu to the side then the weight shift back and a retire on the other foot): onto the
 # hovering front foot it holds at 1.65 and 2.0 m (and after the tendu front at 1.65), but at 1.1 and 1.3 m
 # the front foot was set down with its heel up, the foot rocked as the weight came and the dancer fell at
@@ -235,11 +236,25 @@ SHIFT_AFTER_THE_CHANGE_FALLS = {
 # hovering back foot it fell at 1.1-2.0 m, 0.5-4 s into the shift (12.0-15.7 s; after the tendu back at
 # 1.65 m, 16.3 s).
 HOVER_SHIFT_FALLS = {
-    "second_position": "the foot hovers under its own hip, 24 cm inside its wide place, and the dancer "
-                       "fell as it was set down there",
     "fourth_position": "set down onto the front foot, its heel stayed up and the dancer fell at 1.1 and "
                        "1.3 m; onto the back foot it fell at 1.1-2.0 m",
 }
+# Where a weight shift back onto a hovering foot carries it out to its place first, in the seconds given,
+# shared by CARRY_BACK_SHARES (the carry, the set-down, the weight to the middle) as a change into the
+# position carries its moving foot (by IK over a raised midpoint, the supporting knee giving where the
+# place is beyond the leg's reach; set down by the closed chain with the weight to the middle as it
+# lands, the balance's lean from none as it settles), then the weight goes over. In second the one-foot
+# steps leave the foot under its own hip, 24 cm inside its wide place: brought back over the place by IK
+# alone from the straightened supporting leg, the solution threw the leg 35 cm forward and 28 cm up and
+# the dancer fell 0.4 s into the shift (1.1-2.0 m; 11.9 s into second, weight shift, tendu to the side,
+# weight shift back at 1.65 m). Carried, it holds after the tendus, the developpe and the arabesque on
+# either foot at 1.1-2.0 m, and the retire, a tendu, standing and the change into first after it: the
+# feet end the shift 0.4-1.7 cm off second's places (after the arabesque 2.6 at 2.0 m), both walked
+# 1.2-3.2 cm the same way. With the seconds and shares of a change out of second (OUT_OF_WIDE: 3 s of
+# carry, the weight to the middle in 3.25) standing after it ended with the COM 2.1 cm outside the feet
+# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s).
+CARRIED_TO_ITS_PLACE = {"second_position": 8.0}
+CARRY_BACK_SHARES = (1.0, 0.75, 1.75)
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED, "R": BALANCED},
@@ -286,7 +301,23 @@ RELEVE_BACK = {"third_position": 3.0}
 # foot length apart, the balls ended 1.1-1.8 cm further apart than they started, the legs going back to
 # the position's straight angles could not reach both, and the dancer tipped back off the front heel
 # (the back foot off the floor); on the feet's angles it holds, COM 3.6-7.5 cm inside, 1.1-2.0 m.
+# The steps on both feet after it that lean the legs alike stay posed about the feet too (see
+# _posed_about_the_feet); what still falls after it is in AFTER_THE_RELEVE_ON_THE_FEET_FALLS.
 REST_ON_THE_FEET = ("fourth_position",)
+# After the relevé on both feet in REST_ON_THE_FEET, what still fell (1.65 m), and how. The weight shift
+# onto the back foot, standing again and the one-foot steps on the back foot hold (_posed_about_the_feet).
+AFTER_THE_RELEVE_ON_THE_FEET_FALLS = {
+    "front": "by the closed chain the COM ended 1.4 cm outside the feet in the shift's last second; posed "
+             "about the feet instead both slid 16 cm and the retire after it fell",
+    "change": "the changes into first and fifth fell 3.9 s in, also after a weight shift onto the back foot "
+              "(2.2 s)",
+    "releve": "with another releve among the plies after it the dancer fell in a grand plie (1.65 m)",
+    "plied": "a plie after it leaves the front heel up; standing again the COM ended 0.2-0.4 cm outside the "
+             "feet as the heel came down (1.65 m, seed 8 of the draw from fourth with the releve), and from "
+             "the back foot after a grand plie the back foot slid 5.5 cm",
+    "toe": "the releve on one foot after the weight shift onto the back foot and a retire fell at 1.1 and "
+           "1.3 m (20.3-20.4 s; straight from fourth it falls at 1.1 m too, holds at 1.3)",
+}
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -779,7 +810,10 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
                 _check_balanced(state, name, side, height)
             # A change starts a fresh State, which counts from 0 again.
             state = replace(state, since_change=state.since_change + 1)
+            on_the_feet = state.on_the_feet
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+            if on_the_feet and name not in _BOTH_FEET:
+                _posed_about_the_feet(new_phases)
             if name in _BOTH_FEET:
                 state = replace(state, plied=True)
         except DancerError as exc:
@@ -790,14 +824,24 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     return labels, phases, state
 
 
+def _posed_about_the_feet(phases: list[Phase]) -> None:
+    """After the relevé on both feet in REST_ON_THE_FEET, the phases on both feet that lean the legs
+    alike pose them about the feet where they stand (``Phase.heels`` at 0, as the relevé ended), not
+    on the position's angles: the legs went back to those and the dancer fell 0.9 s into any step after
+    the relevé but a plie (standing again in fourth and the weight shift onto the back foot, the back
+    foot off the floor). So posed both hold at 1.1-2.0 m (the COM 4.8-9.1 and 1.9-3.5 cm inside in
+    their last second, the feet 0.5-1.3 cm off where they started), and so do the one-foot steps on the
+    back foot after the shift (the retire, tendus front, side and back, developpés, arabesque). Plies are
+    solved from the feet already (``Phase.sink``)."""
+    for phase in phases:
+        if phase.stance == "both" and not phase.closed_chain and phase.heels is None:
+            phase.heels = 0.0
+
+
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
     _check_after_the_change_into_fourth(state, name, side)
-    if state.on_the_feet and name not in ("demi_plie", "grand_plie"):
-        raise DancerError(f"{name} after a releve on both feet in {state.position} is not balanced yet (the "
-                          "legs end the releve standing the feet where it left them, 0.9-1.3 cm off the "
-                          "position's places, and the weight shift and the change into fifth after it fell "
-                          "0.3-0.9 s in, the back foot off the floor; with another releve among the plies "
-                          "after it the dancer fell in a grand plie, 1.65 m); only plies follow it")
+    if state.on_the_feet:
+        _check_after_the_releve_on_the_feet(state, name, side)
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
@@ -904,7 +948,8 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
         raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
                           f"weight back onto it in {state.position} is not balanced yet "
-                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, third and fifth position")
+                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, second, third and fifth "
+                          "position")
 
     if name == "weight_shift":
         support = side or "L"
@@ -923,6 +968,32 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
 
 
 FRONT_FOOT = "R"  # the foot in front in third, fourth and fifth (see position_pose)
+
+
+def _check_after_the_releve_on_the_feet(state: State, name: str, side: str | None) -> None:
+    """Refuse what fell after the relevé on both feet in REST_ON_THE_FEET (see
+    AFTER_THE_RELEVE_ON_THE_FEET_FALLS)."""
+    falls = AFTER_THE_RELEVE_ON_THE_FEET_FALLS
+    after = f"after a releve on both feet in {state.position} is not balanced yet"
+    if name in POSITIONS and name != state.position:
+        raise DancerError(f"changing to {name} {after} (the legs end the releve standing the feet where it "
+                          f"left them, and {falls['change']}); plies, standing and the weight shift onto "
+                          f"the back foot follow it")
+    if name == state.position and state.plied:
+        raise DancerError(f"{name} again after a releve on both feet and a plie in {state.position} is not "
+                          f"balanced yet ({falls['plied']}); stand again before the plie, or go on with "
+                          f"plies or weight_shift:{_word(other(FRONT_FOOT))}")
+    if name == "weight_shift" and (side or "L") == FRONT_FOOT:
+        raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot {after} ({falls['front']}); "
+                          f"weight_shift:{_word(other(FRONT_FOOT))} onto the back foot is")
+    if name == "releve" and side is None and state.support == "both":
+        raise DancerError(f"releve {after} ({falls['releve']}); only one releve on both feet per stay there")
+    if name == "releve":
+        raise DancerError(f"releve on one foot {after} ({falls['toe']}); the other one-foot steps on the "
+                          "back foot are")
+    if name.startswith("tendu_") and state.support == "both":
+        raise DancerError(f"{name} straight from both feet {after}; add weight_shift:"
+                          f"{_word(other(FRONT_FOOT))} first for the one-foot tendu")
 
 
 def _check_front_foot_of_fourth(state: State, name: str, support: str | None) -> None:
@@ -1216,6 +1287,26 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The upper body starts from the position's and ends as the upright shift poses it.
         pose = centred_pose(pose)
         after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
+        if state.hover and state.position in CARRIED_TO_ITS_PLACE:
+            # Carried out to its place and set down as a change into the position sets its moving foot
+            # (see CARRIED_TO_ITS_PLACE), the weight going to the middle as it lands; then the weight goes
+            # over as from both feet. The feet stand as after a change into the position (1-3 cm off their
+            # places), so what is refused after one is refused after this.
+            position = state.position
+            placed = settle(position_pose(position, turnout, height))
+            carry, down, middle = _split(CARRIED_TO_ITS_PLACE[position], *CARRY_BACK_SHARES)
+            by_chain = _sets_down_by_chain(position)
+            phases.append(Phase(label, carry, pose, state.support, "foot:" + state.support, 0.9 * carry, 0.5,
+                                land=TRANSITION_HOVER, place=position))
+            phases.append(Phase(label, down + middle, placed, "both", "both", 0.8 * down, down + 0.9 * middle,
+                                closed_chain=by_chain, place=position))
+            phases.append(Phase(label, TRANSITION_SETTLE, placed, "both", "keep", 0.5, 0.5,
+                                closed_chain=by_chain, place=position, lean_from_zero=True))
+            placed = centred_pose(placed)
+            phases.append(Phase(label, duration, placed, "both", "foot:" + support, 0.5,
+                                min(2.0, 0.8 * duration), closed_chain=chained))
+            return phases, replace(state, support=support, hover=False, closed=True, changed=True,
+                                   since_change=0, pose=placed)
         if state.hover:
             # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
             # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
