@@ -83,9 +83,12 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # the change into first; the grand and demi plie then first, 32 s; seed 59 a tendu to the side): with it
 # they hold at 1.1-2.0 m (COM 1.5-9.3 cm inside in every step's last second), and the draws of 0-59 that
 # pick the change (1, 16, 21, 44, 53) complete; the change back into second after it (seed 30) fell at
-# 1.1 and 1.3 m (22 s) and is refused as OUT_OF_WIDE_AND_BACK_FALLS. Not yet with the left foot (behind):
-# at 1.3 m it hovered 3-4 mm over its place through the set-down and both feet slid 5 cm back as the
-# weight went to the middle. Not yet:
+# 1.1 and 1.3 m (22 s) and is refused as OUT_OF_WIDE_AND_BACK_FALLS. With the left foot (behind) too,
+# set down in twice OUT_OF_WIDE's share as behind into fifth from elsewhere (SET_DOWN_BEHIND): in its
+# share, at 1.3 m the foot came down on its toes 3.5 cm short of its place, its heel never met the floor
+# before the weight went to the middle, and both feet slid 5 cm back (5.4 the right one); now within
+# 0.3-0.6 cm at 1.1-2.0 m, the right foot within 0.3 cm of where it stood, and a weight shift onto either
+# foot and a retire, the tendus to the side, the plies, fifth and first after it hold. Not yet:
 # into fourth with the left foot (from
 # first it fell at 1.65 and 2.0 m; from third and fifth a weight shift and a retire held after it at
 # 1.1-2.0 m, the steps after it not tried yet). Into fourth the right foot goes forward from first,
@@ -105,7 +108,7 @@ TRANSITIONS = frozenset(
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
     + [("fifth_position", "second_position", "L")]
     + [("second_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
-    + [("second_position", b, "L") for b in ("first_position", "third_position")]
+    + [("second_position", b, "L") for b in ("first_position", "third_position", "fifth_position")]
     + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot's toes slide out along the floor and back
@@ -1197,7 +1200,13 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, set_down, 1.75)
         out_of_wide = state.position in OUT_OF_WIDE
         if out_of_wide:
-            shares = (OUT_OF_WIDE_SHIFT if shares[0] else 0.0, *OUT_OF_WIDE[state.position])
+            lift_share, carry_share, down_share, middle_share = OUT_OF_WIDE[state.position]
+            if back_of_fifth:
+                # As into fifth from elsewhere (SET_DOWN_BEHIND), set down in twice the share (see
+                # TRANSITIONS).
+                down_share *= SET_DOWN_BEHIND / SET_DOWN
+            shares = (OUT_OF_WIDE_SHIFT if shares[0] else 0.0, lift_share, carry_share, down_share,
+                      middle_share)
             least = sum(shares)
             if seconds is not None and seconds < least:
                 raise DancerError(f"a change out of {state.position} takes at least {least:g} s, "
