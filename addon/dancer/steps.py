@@ -248,7 +248,10 @@ HOVER_SHIFT_FALLS = {
 # feet end the shift 0.4-1.7 cm off second's places (after the arabesque 2.6 at 2.0 m), both walked
 # 1.2-3.2 cm the same way. With the seconds and shares of a change out of second (OUT_OF_WIDE: 3 s of
 # carry, the weight to the middle in 3.25) standing after it ended with the COM 2.1 cm outside the feet
-# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s).
+# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s). Once per stay: a second one (second,
+# weight shift, tendu to the side, back, the other foot's tendu, back) fell at 2.0 m, 35.5 s in; after a
+# change into second (from third) it held at 1.65 and 2.0 m (at 1.3 m that change falls by itself, 9.3 s),
+# refused with the second one since the feet stand as after a change.
 CARRIED_TO_ITS_PLACE = {"second_position": 8.0}
 CARRY_BACK_SHARES = (1.0, 0.75, 1.75)
 BALANCED_FROM = {
@@ -881,6 +884,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "position is not balanced yet (only the weight coming back to both feet is)")
         _check_front_foot_of_fourth(state, name, None)
         return
+    if name == "weight_shift" and state.hover and state.changed and state.position in CARRIED_TO_ITS_PLACE:
+        raise DancerError(f"the weight shift back onto a hovering foot in {state.position} after a change "
+                          "into it or after another such shift is not balanced yet (the feet stand 1-3 cm "
+                          "off their places after either, and a second shift back onto a hovering foot fell "
+                          f"at 2.0 m, 35.5 s in); once per stay in {state.position} started there it is")
     if (name == "weight_shift" and state.changed and state.position == "second_position"
             and state.support == other(side or "L")):
         raise DancerError("a weight shift straight from one foot to the other after a change into "

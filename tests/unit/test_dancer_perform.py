@@ -608,6 +608,12 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         (("third_position", "second_position", "weight_shift:left", "weight_shift:right"),
          ("straight from one foot to the other after a change into second_position", "add second_position")),
         (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
+        # A second weight shift back onto a foot hovering in second (fell at 2.0 m, 35.5 s), and one after a
+        # change into second (the feet 1-3 cm off their places after either).
+        (("second_position", "weight_shift:left", "tendu_side:right", "weight_shift:right", "tendu_side:left",
+          "weight_shift:left"), ("back onto a hovering foot in second_position", "35.5 s")),
+        (("third_position", "second_position", "weight_shift:left", "tendu_side:right", "weight_shift:right"),
+         ("back onto a hovering foot in second_position after a change into it",)),
         (("first_position", "weight_shift:right", "fourth_position"),
          ("to fourth_position", "left foot moving")),
         (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
