@@ -39,7 +39,7 @@ venvs: system-deps $(addsuffix /.stamp,$(TEST_VENVS)) .venv-pytest-blender/.stam
 demo: system-deps .venv/.stamp
 	mkdir -p out
 	.venv/bin/python $(CLI) dance --camera --plot out/dancer_balance.png --compare out/dancer_strategies.png --fps 12 --out out/dancer.blend --render out/dancer.mp4 --engine workbench --resolution 480x270
-	.venv/bin/python $(CLI) dance --camera --sequence first_position,demi_plie,weight_shift,tendu_front:right,tendu_side:right,tendu_back:right,developpe_side_90:right,arabesque_45:right,retire:right,releve:right --plot out/dancer_enchainement.png --fps 12 --out out/dancer_enchainement.blend --render out/dancer_enchainement.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) dance --camera --sequence first_position,demi_plie,tendu_side:right,second_position,demi_plie,first_position,fifth_position,releve,weight_shift,tendu_front:right,developpe_side_90:right,arabesque_45:right,retire:right,releve:right --plot out/dancer_enchainement.png --fps 12 --out out/dancer_enchainement.blend --render out/dancer_enchainement.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) ik --bones 4 --length 96 --out out/ik.blend --render out/ik.mp4 --engine workbench
 	.venv/bin/python $(CLI) juggle --siteswap '<3p|3p>' --prop club --loops 1 --out out/juggling.blend --render out/juggling.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) juggle --rig rigify --siteswap 3 --prop club --loops 1 --out out/juggling_rigify.blend --render out/juggling_rigify.mp4 --engine workbench --resolution 480x270
