@@ -83,11 +83,15 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # the change into first; the grand and demi plie then first, 32 s; seed 59 a tendu to the side): with it
 # they hold at 1.1-2.0 m (COM 1.5-9.3 cm inside in every step's last second), and the draws of 0-59 that
 # pick the change (1, 16, 21, 44, 53) complete; the change back into second after it (seed 30) fell at
-# 1.1 and 1.3 m (22 s) and is refused as OUT_OF_WIDE_AND_BACK_FALLS. Not yet with the left foot (behind):
-# at 1.3 m it hovered 3-4 mm over its place through the set-down and both feet slid 5 cm back as the
-# weight went to the middle. Into fourth the left foot goes back from third and fifth (the weight on the
-# right foot; the feet within 0.1-1.6 cm of fourth's places at 1.1-2.0 m, and a weight shift onto the
-# left foot, a tendu back and a retire, or standing again, a weight shift onto either foot and a retire or
+# 1.1 and 1.3 m (22 s) and is refused as OUT_OF_WIDE_AND_BACK_FALLS. With the left foot (behind) too,
+# set down in twice OUT_OF_WIDE's share as behind into fifth from elsewhere (SET_DOWN_BEHIND): in its
+# share, at 1.3 m the foot came down on its toes 3.5 cm short of its place, its heel never met the floor
+# before the weight went to the middle, and both feet slid 5 cm back (5.4 the right one); now within
+# 0.3-0.6 cm at 1.1-2.0 m, the right foot within 0.3 cm of where it stood, and a weight shift onto either
+# foot and a retire, the tendus to the side, the plies, fifth and first after it hold. Into fourth the
+# left foot goes back from third and fifth (the weight on the right foot; the feet within 0.1-1.6 cm of
+# fourth's places at 1.1-2.0 m, and a weight shift onto the left foot, a tendu back and a retire, or
+# standing again, a weight shift onto either foot and a retire or
 # a developpe hold after it; the plies after it are refused, AFTER_THE_CHANGE_INTO_FOURTH_FALLS, and so is
 # the weight shift onto the front foot, as after the right foot's change). Not yet from first:
 # it fell at 1.65 and 2.0 m (10.0-10.1 s, 5.5 s into the change): over the front foot, the COM 7 cm ahead
@@ -111,7 +115,7 @@ TRANSITIONS = frozenset(
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
     + [("fifth_position", "second_position", "L")]
     + [("second_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
-    + [("second_position", b, "L") for b in ("first_position", "third_position")]
+    + [("second_position", b, "L") for b in ("first_position", "third_position", "fifth_position")]
     + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")]
     + [(a, "fourth_position", "L") for a in ("third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
@@ -252,7 +256,10 @@ HOVER_SHIFT_FALLS = {
 # feet end the shift 0.4-1.7 cm off second's places (after the arabesque 2.6 at 2.0 m), both walked
 # 1.2-3.2 cm the same way. With the seconds and shares of a change out of second (OUT_OF_WIDE: 3 s of
 # carry, the weight to the middle in 3.25) standing after it ended with the COM 2.1 cm outside the feet
-# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s).
+# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s). Once per stay: a second one (second,
+# weight shift, tendu to the side, back, the other foot's tendu, back) fell at 2.0 m, 35.5 s in; after a
+# change into second (from third) it held at 1.65 and 2.0 m (at 1.3 m that change falls by itself, 9.3 s),
+# refused with the second one since the feet stand as after a change.
 CARRIED_TO_ITS_PLACE = {"second_position": 8.0}
 CARRY_BACK_SHARES = (1.0, 0.75, 1.75)
 BALANCED_FROM = {
@@ -886,6 +893,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "position is not balanced yet (only the weight coming back to both feet is)")
         _check_front_foot_of_fourth(state, name, None)
         return
+    if name == "weight_shift" and state.hover and state.changed and state.position in CARRIED_TO_ITS_PLACE:
+        raise DancerError(f"the weight shift back onto a hovering foot in {state.position} after a change "
+                          "into it or after another such shift is not balanced yet (the feet stand 1-3 cm "
+                          "off their places after either, and a second shift back onto a hovering foot fell "
+                          f"at 2.0 m, 35.5 s in); once per stay in {state.position} started there it is")
     if (name == "weight_shift" and state.changed and state.position == "second_position"
             and state.support == other(side or "L")):
         raise DancerError("a weight shift straight from one foot to the other after a change into "
@@ -1211,7 +1223,13 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, set_down, 1.75)
         out_of_wide = state.position in OUT_OF_WIDE
         if out_of_wide:
-            shares = (OUT_OF_WIDE_SHIFT if shares[0] else 0.0, *OUT_OF_WIDE[state.position])
+            lift_share, carry_share, down_share, middle_share = OUT_OF_WIDE[state.position]
+            if back_of_fifth:
+                # As into fifth from elsewhere (SET_DOWN_BEHIND), set down in twice the share (see
+                # TRANSITIONS).
+                down_share *= SET_DOWN_BEHIND / SET_DOWN
+            shares = (OUT_OF_WIDE_SHIFT if shares[0] else 0.0, lift_share, carry_share, down_share,
+                      middle_share)
             least = sum(shares)
             if seconds is not None and seconds < least:
                 raise DancerError(f"a change out of {state.position} takes at least {least:g} s, "
