@@ -98,8 +98,9 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # of its ankle, the carried foot reached 8 cm short of its place behind and the closed chain dragged it
 # back as it landed (the foot lifted, the front heel came up); with the COM held where the upright weight
 # shift left it, the foot reached its place but the landing leg pushed like a strut and the dancer fell
-# forward at all four heights. Into fourth the right foot goes forward from first,
-# third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
+# forward at all four heights (also set down with the weight kept over the front foot); taking 14 s it fell
+# at 1.65 and 2.0 m, 18 s at 2.0 m (12.9 s, as the foot landed). Into fourth the right foot goes forward
+# from first, third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
 # SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
 # perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
 # shifts onto either foot after it by the chain, CHAIN_SHIFT_AFTER_THE_CHANGE; see
