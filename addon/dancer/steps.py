@@ -57,10 +57,11 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # 8.5 s), after a grand plie into third at 1.1-2.0 m (13.6-16.8 s), into first at 1.1, 1.3, 2.0 m, and
 # after the left foot's change into fifth at 1.1 m into first, 1.3 m into third), each completes with a
 # weight shift onto the other foot and a retire after it; so do the front foot's closes from fourth
-# (the weight on the back foot) into first, third and fifth, and the changes into second from first
-# and third with either foot (from third not after a plie there: PLIE_BEFORE_THE_CHANGE_FALLS), from
-# fourth with the right (front) one and from fifth with either, the left one not after a plie there
-# (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
+# (the weight on the back foot) into first, third and fifth, the back foot's too (the weight on the
+# front foot, the supporting leg straightened first: OFF_THE_FRONT_OF_FOURTH), and the changes into
+# second from first and third with either foot (from third not after a plie there:
+# PLIE_BEFORE_THE_CHANGE_FALLS), from fourth with the right (front) one and from fifth with either,
+# the left one not after a plie there (in at least INTO_SECOND_SECONDS: the supporting knee bends so the
 # other leg reaches the wide place, and the weight goes to the middle as the foot lands; the foot is
 # aimed at its place, not past it, see perform.COMPLIANCE_OFF_IN, and lands within 2 cm, from fourth
 # 1.0-1.3 cm, also after plies there; a weight shift and a retire hold after it; see _check_balanced
@@ -82,13 +83,25 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # the change into first; the grand and demi plie then first, 32 s; seed 59 a tendu to the side): with it
 # they hold at 1.1-2.0 m (COM 1.5-9.3 cm inside in every step's last second), and the draws of 0-59 that
 # pick the change (1, 16, 21, 44, 53) complete; the change back into second after it (seed 30) fell at
-# 1.1 and 1.3 m (22 s; see OUT_OF_WIDE for why it holds now). Not yet with the left foot (behind):
-# at 1.3 m it hovered 3-4 mm over its place through the set-down and both feet slid 5 cm back as the
-# weight went to the middle. Not yet:
-# out of fourth with the back foot moving, and into fourth with the left foot (from
-# first it fell at 1.65 and 2.0 m; from third and fifth a weight shift and a retire held after it at
-# 1.1-2.0 m, the steps after it not tried yet). Into fourth the right foot goes forward from first,
-# third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
+# 1.1 and 1.3 m (22 s; it holds since the change into second allows for the supporting leg's sag,
+# perform.SAG_ONLY). With the left foot (behind) too,
+# set down in twice OUT_OF_WIDE's share as behind into fifth from elsewhere (SET_DOWN_BEHIND): in its
+# share, at 1.3 m the foot came down on its toes 3.5 cm short of its place, its heel never met the floor
+# before the weight went to the middle, and both feet slid 5 cm back (5.4 the right one); now within
+# 0.3-0.6 cm at 1.1-2.0 m, the right foot within 0.3 cm of where it stood, and a weight shift onto either
+# foot and a retire, the tendus to the side, the plies, fifth and first after it hold. Into fourth the
+# left foot goes back from third and fifth (the weight on the right foot; the feet within 0.1-1.6 cm of
+# fourth's places at 1.1-2.0 m, and a weight shift onto the left foot, a tendu back and a retire, or
+# standing again, a weight shift onto either foot and a retire or
+# a developpe hold after it; the plies after it are refused, AFTER_THE_CHANGE_INTO_FOURTH_FALLS, and so is
+# the weight shift onto the front foot, as after the right foot's change). Not yet from first:
+# it fell at 1.65 and 2.0 m (10.0-10.1 s, 5.5 s into the change): over the front foot, the COM 7 cm ahead
+# of its ankle, the carried foot reached 8 cm short of its place behind and the closed chain dragged it
+# back as it landed (the foot lifted, the front heel came up); with the COM held where the upright weight
+# shift left it, the foot reached its place but the landing leg pushed like a strut and the dancer fell
+# forward at all four heights (also set down with the weight kept over the front foot); taking 14 s it fell
+# at 1.65 and 2.0 m, 18 s at 2.0 m (12.9 s, as the foot landed). Into fourth the right foot goes forward
+# from first, third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
 # SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
 # perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
 # shifts onto either foot after it by the chain, CHAIN_SHIFT_AFTER_THE_CHANGE; see
@@ -97,14 +110,16 @@ TRANSITIONS = frozenset(
     [(a, b, "R") for a in ("first_position", "third_position", "fifth_position")
      for b in ("first_position", "third_position", "fifth_position") if a != b]
     + [("first_position", "third_position", "L"), ("third_position", "first_position", "L")]
-    + [("fourth_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
+    + [("fourth_position", b, f) for b in ("first_position", "third_position", "fifth_position")
+       for f in ("R", "L")]
     + [(a, "second_position", f) for a in ("first_position", "third_position") for f in ("R", "L")]
     + [(a, "second_position", "R") for a in ("fourth_position", "fifth_position")]
     + [(a, "fifth_position", "L") for a in ("first_position", "third_position")]
     + [("fifth_position", "second_position", "L")]
     + [("second_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
-    + [("second_position", b, "L") for b in ("first_position", "third_position")]
-    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")])
+    + [("second_position", b, "L") for b in ("first_position", "third_position", "fifth_position")]
+    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")]
+    + [(a, "fourth_position", "L") for a in ("third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot's toes slide out along the floor and back
 # (Phase.slide), it comes back over its spot by IK (its knee bent forwards: see perform.HOVER_KNEE),
@@ -216,13 +231,37 @@ LEFT_AFTER_FOURTH_FALLS = {
 # supporting leg's sag (perform.SAG_ONLY): at 1.1-2.0 m the foot within 0.2-1.6 cm of its place, the COM
 # 4.7-8.3 cm inside in the change's last second.
 # Where the weight cannot shift back yet onto a foot a one-foot step left hovering (elsewhere it is
-# set down as a tendu from both feet closes, then the weight goes over), and why.
+# set down as a tendu from both feet closes, or carried to its place first, CARRIED_TO_ITS_PLACE, then
+# the weight goes over), and why. In fourth (tried in
+# session 10, a tendu to the side then the weight shift back and a retire on the other foot): onto the
+# hovering front foot it holds at 1.65 and 2.0 m (and after the tendu front at 1.65), but at 1.1 and 1.3 m
+# the front foot was set down with its heel up, the foot rocked as the weight came and the dancer fell at
+# the end of the shift (20.9 and 21.6 s, the COM off the polygon in the shift's last second); onto the
+# hovering back foot it fell at 1.1-2.0 m, 0.5-4 s into the shift (12.0-15.7 s; after the tendu back at
+# 1.65 m, 16.3 s).
 HOVER_SHIFT_FALLS = {
-    "second_position": "the foot hovers under its own hip, 24 cm inside its wide place, and the dancer "
-                       "fell as it was set down there",
-    "fourth_position": "not tried there yet: until this session the weight could not go onto the front "
-                       "foot, the only one that hovered there",
+    "fourth_position": "set down onto the front foot, its heel stayed up and the dancer fell at 1.1 and "
+                       "1.3 m; onto the back foot it fell at 1.1-2.0 m",
 }
+# Where a weight shift back onto a hovering foot carries it out to its place first, in the seconds given,
+# shared by CARRY_BACK_SHARES (the carry, the set-down, the weight to the middle) as a change into the
+# position carries its moving foot (by IK over a raised midpoint, the supporting knee giving where the
+# place is beyond the leg's reach; set down by the closed chain with the weight to the middle as it
+# lands, the balance's lean from none as it settles), then the weight goes over. In second the one-foot
+# steps leave the foot under its own hip, 24 cm inside its wide place: brought back over the place by IK
+# alone from the straightened supporting leg, the solution threw the leg 35 cm forward and 28 cm up and
+# the dancer fell 0.4 s into the shift (1.1-2.0 m; 11.9 s into second, weight shift, tendu to the side,
+# weight shift back at 1.65 m). Carried, it holds after the tendus, the developpe and the arabesque on
+# either foot at 1.1-2.0 m, and the retire, a tendu, standing and the change into first after it: the
+# feet end the shift 0.4-1.7 cm off second's places (after the arabesque 2.6 at 2.0 m), both walked
+# 1.2-3.2 cm the same way. With the seconds and shares of a change out of second (OUT_OF_WIDE: 3 s of
+# carry, the weight to the middle in 3.25) standing after it ended with the COM 2.1 cm outside the feet
+# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s). Once per stay: a second one (second,
+# weight shift, tendu to the side, back, the other foot's tendu, back) fell at 2.0 m, 35.5 s in; after a
+# change into second (from third) it held at 1.65 and 2.0 m (at 1.3 m that change falls by itself, 9.3 s),
+# refused with the second one since the feet stand as after a change.
+CARRIED_TO_ITS_PLACE = {"second_position": 8.0}
+CARRY_BACK_SHARES = (1.0, 0.75, 1.75)
 BALANCED_FROM = {
     "first_position": {"L": BALANCED, "R": BALANCED},
     "second_position": {"L": BALANCED, "R": BALANCED},
@@ -269,7 +308,23 @@ RELEVE_BACK = {"third_position": 3.0}
 # foot length apart, the balls ended 1.1-1.8 cm further apart than they started, the legs going back to
 # the position's straight angles could not reach both, and the dancer tipped back off the front heel
 # (the back foot off the floor); on the feet's angles it holds, COM 3.6-7.5 cm inside, 1.1-2.0 m.
+# The steps on both feet after it that lean the legs alike stay posed about the feet too (see
+# _posed_about_the_feet); what still falls after it is in AFTER_THE_RELEVE_ON_THE_FEET_FALLS.
 REST_ON_THE_FEET = ("fourth_position",)
+# After the relevé on both feet in REST_ON_THE_FEET, what still fell (1.65 m), and how. The weight shift
+# onto the back foot, standing again and the one-foot steps on the back foot hold (_posed_about_the_feet).
+AFTER_THE_RELEVE_ON_THE_FEET_FALLS = {
+    "front": "by the closed chain the COM ended 1.4 cm outside the feet in the shift's last second; posed "
+             "about the feet instead both slid 16 cm and the retire after it fell",
+    "change": "the changes into first and fifth fell 3.9 s in, also after a weight shift onto the back foot "
+              "(2.2 s)",
+    "releve": "with another releve among the plies after it the dancer fell in a grand plie (1.65 m)",
+    "plied": "a plie after it leaves the front heel up; standing again the COM ended 0.2-0.4 cm outside the "
+             "feet as the heel came down (1.65 m, seed 8 of the draw from fourth with the releve), and from "
+             "the back foot after a grand plie the back foot slid 5.5 cm",
+    "toe": "the releve on one foot after the weight shift onto the back foot and a retire fell at 1.1 and "
+           "1.3 m (20.3-20.4 s; straight from fourth it falls at 1.1 m too, holds at 1.3)",
+}
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -533,6 +588,18 @@ SET_DOWN_BEHIND = 1.5
 # from first it holds; with the lean from none both hold).
 OUT_OF_WIDE = {"second_position": (2.0, 3.0, 1.5, 1.75)}
 OUT_OF_WIDE_SHIFT = 3.0
+# Out of fourth with the back (left) foot moving, the weight on the front foot: seconds of (the free
+# foot's lift with the supporting leg straightening, the carry, the set-down, the weight to the middle).
+# The closed chain takes the weight onto the front foot with that leg 12-13 degrees off vertical and the
+# back one 27 (both knees bent): the back foot lifted straight up from there and carried in 1.5 s rocked
+# the dancer forward onto the front toes, the carried foot flew 40-60 cm forward and the dancer fell 1.9-5.7
+# s into the change (into first, third and fifth at 1.1-2.0 m). As out of second, the supporting leg
+# straightens under the pelvis as the foot lifts, then the foot is carried: the feet within 0.4-1.0 cm of
+# the new position's places in first and third, 0.8-1.5 in fifth, the front foot 0.4-0.9 cm from where it
+# stood (1.1-2.0 m). Into fifth the weight goes 12 cm back to the middle: with a set-down of 1 or 1.5 both
+# feet chattered and slid 4-5 cm back together at some heights (1.1, 1.3 m), and one fell with the middle
+# in 3.5; with 3 for the lift the change into fifth fell at 1.1 m.
+OFF_THE_FRONT_OF_FOURTH = (2.0, 3.0, 2.0, 1.75)
 # A change back into second from the position a change out of it reached fell in seeded draws 1 (second,
 # plies there, first, second, 48 s in) and 17 (from third: first, second, first, a demi plie, second, 122
 # s in) and was refused until session 10. After the lean reset it held at 1.3-2.0 m but draw 17 still fell
@@ -644,6 +711,7 @@ class State:
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
     earlier_from: str = ""    # the position the change before the last one came from
     since_change: int = 0     # steps done since the change into this position (or the start)
+    changed_by: str = ""      # the foot ('L' or 'R') that made the change into this position
     on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
 
 
@@ -744,7 +812,10 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
                 _check_balanced(state, name, side, height)
             # A change starts a fresh State, which counts from 0 again.
             state = replace(state, since_change=state.since_change + 1)
+            on_the_feet = state.on_the_feet
             new_phases, state = _step(state, name, side, label, seconds, kinds, turnout, height, settle)
+            if on_the_feet and name not in _BOTH_FEET:
+                _posed_about_the_feet(new_phases)
             if name in _BOTH_FEET:
                 state = replace(state, plied=True)
         except DancerError as exc:
@@ -755,14 +826,24 @@ def plan(sequence, turnout: float = DEFAULT_TURNOUT, height: float = 1.65,
     return labels, phases, state
 
 
+def _posed_about_the_feet(phases: list[Phase]) -> None:
+    """After the relevé on both feet in REST_ON_THE_FEET, the phases on both feet that lean the legs
+    alike pose them about the feet where they stand (``Phase.heels`` at 0, as the relevé ended), not
+    on the position's angles: the legs went back to those and the dancer fell 0.9 s into any step after
+    the relevé but a plie (standing again in fourth and the weight shift onto the back foot, the back
+    foot off the floor). So posed both hold at 1.1-2.0 m (the COM 4.8-9.1 and 1.9-3.5 cm inside in
+    their last second, the feet 0.5-1.3 cm off where they started), and so do the one-foot steps on the
+    back foot after the shift (the retire, tendus front, side and back, developpés, arabesque). Plies are
+    solved from the feet already (``Phase.sink``)."""
+    for phase in phases:
+        if phase.stance == "both" and not phase.closed_chain and phase.heels is None:
+            phase.heels = 0.0
+
+
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
     _check_after_the_change_into_fourth(state, name, side)
-    if state.on_the_feet and name not in ("demi_plie", "grand_plie"):
-        raise DancerError(f"{name} after a releve on both feet in {state.position} is not balanced yet (the "
-                          "legs end the releve standing the feet where it left them, 0.9-1.3 cm off the "
-                          "position's places, and the weight shift and the change into fifth after it fell "
-                          "0.3-0.9 s in, the back foot off the floor; with another releve among the plies "
-                          "after it the dancer fell in a grand plie, 1.65 m); only plies follow it")
+    if state.on_the_feet:
+        _check_after_the_releve_on_the_feet(state, name, side)
     if name in POSITIONS:
         if name != state.position:
             moving = other(state.support) if state.support in ("L", "R") else "R"
@@ -796,6 +877,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "position is not balanced yet (only the weight coming back to both feet is)")
         _check_front_foot_of_fourth(state, name, None)
         return
+    if name == "weight_shift" and state.hover and state.changed and state.position in CARRIED_TO_ITS_PLACE:
+        raise DancerError(f"the weight shift back onto a hovering foot in {state.position} after a change "
+                          "into it or after another such shift is not balanced yet (the feet stand 1-3 cm "
+                          "off their places after either, and a second shift back onto a hovering foot fell "
+                          f"at 2.0 m, 35.5 s in); once per stay in {state.position} started there it is")
     if (name == "weight_shift" and state.changed and state.position == "second_position"
             and state.support == other(side or "L")):
         raise DancerError("a weight shift straight from one foot to the other after a change into "
@@ -858,7 +944,8 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
     if name == "weight_shift" and state.hover and state.position in HOVER_SHIFT_FALLS:
         raise DancerError(f"the working foot is still held off the floor after the last step; shifting the "
                           f"weight back onto it in {state.position} is not balanced yet "
-                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, third and fifth position")
+                          f"({HOVER_SHIFT_FALLS[state.position]}); it is in first, second, third and fifth "
+                          "position")
 
     if name == "weight_shift":
         support = side or "L"
@@ -877,6 +964,32 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
 
 
 FRONT_FOOT = "R"  # the foot in front in third, fourth and fifth (see position_pose)
+
+
+def _check_after_the_releve_on_the_feet(state: State, name: str, side: str | None) -> None:
+    """Refuse what fell after the relevé on both feet in REST_ON_THE_FEET (see
+    AFTER_THE_RELEVE_ON_THE_FEET_FALLS)."""
+    falls = AFTER_THE_RELEVE_ON_THE_FEET_FALLS
+    after = f"after a releve on both feet in {state.position} is not balanced yet"
+    if name in POSITIONS and name != state.position:
+        raise DancerError(f"changing to {name} {after} (the legs end the releve standing the feet where it "
+                          f"left them, and {falls['change']}); plies, standing and the weight shift onto "
+                          f"the back foot follow it")
+    if name == state.position and state.plied:
+        raise DancerError(f"{name} again after a releve on both feet and a plie in {state.position} is not "
+                          f"balanced yet ({falls['plied']}); stand again before the plie, or go on with "
+                          f"plies or weight_shift:{_word(other(FRONT_FOOT))}")
+    if name == "weight_shift" and (side or "L") == FRONT_FOOT:
+        raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot {after} ({falls['front']}); "
+                          f"weight_shift:{_word(other(FRONT_FOOT))} onto the back foot is")
+    if name == "releve" and side is None and state.support == "both":
+        raise DancerError(f"releve {after} ({falls['releve']}); only one releve on both feet per stay there")
+    if name == "releve":
+        raise DancerError(f"releve on one foot {after} ({falls['toe']}); the other one-foot steps on the "
+                          "back foot are")
+    if name.startswith("tendu_") and state.support == "both":
+        raise DancerError(f"{name} straight from both feet {after}; add weight_shift:"
+                          f"{_word(other(FRONT_FOOT))} first for the one-foot tendu")
 
 
 def _check_front_foot_of_fourth(state: State, name: str, support: str | None) -> None:
@@ -927,6 +1040,8 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
             "their places",
     "front": "after the changes from third and fifth the back foot came off the floor and the dancer fell "
              "at 1.1 and 1.65 m (18.6-19.8 s); from first it holds",
+    "plie": "after the left foot's change from fifth a demi plie then a grand plie fell at 1.1 m, from third "
+            "at 1.3 m (26.1 s, in the grand plie)",
 }
 
 
@@ -946,6 +1061,10 @@ def _check_after_the_change_into_fourth(state: State, name: str, side: str | Non
             and state.changed_from in ("third_position", "fifth_position")):
         raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot after the change from "
                           f"{state.changed_from} into fourth_position is not balanced yet ({falls['front']})")
+    if name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT):
+        raise DancerError(f"{name} after the {_word(other(FRONT_FOOT))} (back) foot's change into "
+                          f"fourth_position is not balanced yet ({falls['plie']}); start the sequence in "
+                          "fourth_position for it, or change with the right foot")
 
 
 def _sets_down_by_chain(position: str) -> bool:
@@ -1088,20 +1207,35 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, set_down, 1.75)
         out_of_wide = state.position in OUT_OF_WIDE
         if out_of_wide:
-            shares = (OUT_OF_WIDE_SHIFT if shares[0] else 0.0, *OUT_OF_WIDE[state.position])
+            lift_share, carry_share, down_share, middle_share = OUT_OF_WIDE[state.position]
+            if back_of_fifth:
+                # As into fifth from elsewhere (SET_DOWN_BEHIND), set down in twice the share (see
+                # TRANSITIONS).
+                down_share *= SET_DOWN_BEHIND / SET_DOWN
+            shares = (OUT_OF_WIDE_SHIFT if shares[0] else 0.0, lift_share, carry_share, down_share,
+                      middle_share)
             least = sum(shares)
             if seconds is not None and seconds < least:
                 raise DancerError(f"a change out of {state.position} takes at least {least:g} s, "
                                   f"got {seconds:g}")
+            total = max(total, least)
+        off_the_front = state.position == "fourth_position" and support == FRONT_FOOT
+        if off_the_front:
+            shares = (0.0, *OFF_THE_FRONT_OF_FOURTH)
+            least = sum(shares)
+            if seconds is not None and seconds < least:
+                raise DancerError(f"a change out of fourth_position with the back foot takes at least "
+                                  f"{least:g} s, got {seconds:g}")
             total = max(total, least)
         shift, lift, carry, down, middle = _split(total, *shares)
         if shift:
             phases.append(Phase(label, shift, pose, "both", "foot:" + support, 0.5, 2.0,
                                 closed_chain=chained))
         moved = centred_pose(pose)
-        if out_of_wide and not (state.raised or state.hover):
-            # Out of second the free foot lifts flat as a one-foot step there starts, and the
-            # supporting leg straightens under the pelvis first (see _off_the_floor).
+        if (out_of_wide or off_the_front) and not (state.raised or state.hover):
+            # Out of second (and off the front foot of fourth: OFF_THE_FRONT_OF_FOURTH) the free foot
+            # lifts flat as a one-foot step there starts, and the supporting leg straightens under the
+            # pelvis first (see _off_the_floor).
             phases.append(Phase(label, lift, _free_lift(state, working, turnout, height), support,
                                 "foot:" + support, 0.9 * lift, 0.3, straighten=True))
         elif not (state.raised or state.hover):
@@ -1132,7 +1266,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=_sets_down_by_chain(name), place=name, lean_from_zero=out_of_wide))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
-                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from)
+                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from,
+                             changed_by=working)
 
     support, working = _support_for(name, side, state)
 
@@ -1154,6 +1289,26 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # The upper body starts from the position's and ends as the upright shift poses it.
         pose = centred_pose(pose)
         after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
+        if state.hover and state.position in CARRIED_TO_ITS_PLACE:
+            # Carried out to its place and set down as a change into the position sets its moving foot
+            # (see CARRIED_TO_ITS_PLACE), the weight going to the middle as it lands; then the weight goes
+            # over as from both feet. The feet stand as after a change into the position (1-3 cm off their
+            # places), so what is refused after one is refused after this.
+            position = state.position
+            placed = settle(position_pose(position, turnout, height))
+            carry, down, middle = _split(CARRIED_TO_ITS_PLACE[position], *CARRY_BACK_SHARES)
+            by_chain = _sets_down_by_chain(position)
+            phases.append(Phase(label, carry, pose, state.support, "foot:" + state.support, 0.9 * carry, 0.5,
+                                land=TRANSITION_HOVER, place=position))
+            phases.append(Phase(label, down + middle, placed, "both", "both", 0.8 * down, down + 0.9 * middle,
+                                closed_chain=by_chain, place=position))
+            phases.append(Phase(label, TRANSITION_SETTLE, placed, "both", "keep", 0.5, 0.5,
+                                closed_chain=by_chain, place=position, lean_from_zero=True))
+            placed = centred_pose(placed)
+            phases.append(Phase(label, duration, placed, "both", "foot:" + support, 0.5,
+                                min(2.0, 0.8 * duration), closed_chain=chained))
+            return phases, replace(state, support=support, hover=False, closed=True, changed=True,
+                                   since_change=0, pose=placed)
         if state.hover:
             # The hovering foot comes back over its spot just above the floor (by IK), the closed chain
             # sets it down and brings the weight to the middle, as a tendu from both feet closes; then
