@@ -1039,7 +1039,8 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
             "the change (seed 50 of the draw from first) lost the feet's contacts and left them 21-36 cm off "
             "their places",
     "front": "after the changes from third and fifth the back foot came off the floor and the dancer fell "
-             "at 1.1 and 1.65 m (18.6-19.8 s); from first it holds",
+             "at 1.1 and 1.65 m (18.6-19.8 s), after the left foot's change from fifth at 1.65 m (22.7 s) "
+             "and the COM ended off the feet at 2.0 m (from third too); from first it holds",
     "plie": "after the left foot's change from fifth a demi plie then a grand plie fell at 1.1 m, from third "
             "at 1.3 m (26.1 s, in the grand plie)",
 }
