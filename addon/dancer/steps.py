@@ -88,11 +88,19 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # share, at 1.3 m the foot came down on its toes 3.5 cm short of its place, its heel never met the floor
 # before the weight went to the middle, and both feet slid 5 cm back (5.4 the right one); now within
 # 0.3-0.6 cm at 1.1-2.0 m, the right foot within 0.3 cm of where it stood, and a weight shift onto either
-# foot and a retire, the tendus to the side, the plies, fifth and first after it hold. Not yet:
-# into fourth with the left foot (from
-# first it fell at 1.65 and 2.0 m; from third and fifth a weight shift and a retire held after it at
-# 1.1-2.0 m, the steps after it not tried yet). Into fourth the right foot goes forward from first,
-# third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
+# foot and a retire, the tendus to the side, the plies, fifth and first after it hold. Into fourth the
+# left foot goes back from third and fifth (the weight on the right foot; the feet within 0.1-1.6 cm of
+# fourth's places at 1.1-2.0 m, and a weight shift onto the left foot, a tendu back and a retire, or
+# standing again, a weight shift onto either foot and a retire or
+# a developpe hold after it; the plies after it are refused, AFTER_THE_CHANGE_INTO_FOURTH_FALLS, and so is
+# the weight shift onto the front foot, as after the right foot's change). Not yet from first:
+# it fell at 1.65 and 2.0 m (10.0-10.1 s, 5.5 s into the change): over the front foot, the COM 7 cm ahead
+# of its ankle, the carried foot reached 8 cm short of its place behind and the closed chain dragged it
+# back as it landed (the foot lifted, the front heel came up); with the COM held where the upright weight
+# shift left it, the foot reached its place but the landing leg pushed like a strut and the dancer fell
+# forward at all four heights (also set down with the weight kept over the front foot); taking 14 s it fell
+# at 1.65 and 2.0 m, 18 s at 2.0 m (12.9 s, as the foot landed). Into fourth the right foot goes forward
+# from first, third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
 # SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
 # perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
 # shifts onto either foot after it by the chain, CHAIN_SHIFT_AFTER_THE_CHANGE; see
@@ -109,7 +117,8 @@ TRANSITIONS = frozenset(
     + [("fifth_position", "second_position", "L")]
     + [("second_position", b, "R") for b in ("first_position", "third_position", "fifth_position")]
     + [("second_position", b, "L") for b in ("first_position", "third_position", "fifth_position")]
-    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")])
+    + [(a, "fourth_position", "R") for a in ("first_position", "third_position", "fifth_position")]
+    + [(a, "fourth_position", "L") for a in ("third_position", "fifth_position")])
 # Where a tendu straight from both feet is balanced, per position: (direction, working foot). The
 # weight goes onto the supporting foot, the working foot's toes slide out along the floor and back
 # (Phase.slide), it comes back over its spot by IK (its knee bent forwards: see perform.HOVER_KNEE),
@@ -285,7 +294,10 @@ HOVER_SHIFT_FALLS = {
 # feet end the shift 0.4-1.7 cm off second's places (after the arabesque 2.6 at 2.0 m), both walked
 # 1.2-3.2 cm the same way. With the seconds and shares of a change out of second (OUT_OF_WIDE: 3 s of
 # carry, the weight to the middle in 3.25) standing after it ended with the COM 2.1 cm outside the feet
-# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s).
+# at 1.1 m and the shift after the arabesque fell at 2.0 m (24.7 s). Once per stay: a second one (second,
+# weight shift, tendu to the side, back, the other foot's tendu, back) fell at 2.0 m, 35.5 s in; after a
+# change into second (from third) it held at 1.65 and 2.0 m (at 1.3 m that change falls by itself, 9.3 s),
+# refused with the second one since the feet stand as after a change.
 CARRIED_TO_ITS_PLACE = {"second_position": 8.0}
 CARRY_BACK_SHARES = (1.0, 0.75, 1.75)
 BALANCED_FROM = {
@@ -742,6 +754,7 @@ class State:
     left_moved: bool = False  # the left foot made a change of position earlier in the sequence
     earlier_from: str = ""    # the position the change before the last one came from
     since_change: int = 0     # steps done since the change into this position (or the start)
+    changed_by: str = ""      # the foot ('L' or 'R') that made the change into this position
     on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
 
 
@@ -919,6 +932,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "position is not balanced yet (only the weight coming back to both feet is)")
         _check_front_foot_of_fourth(state, name, None)
         return
+    if name == "weight_shift" and state.hover and state.changed and state.position in CARRIED_TO_ITS_PLACE:
+        raise DancerError(f"the weight shift back onto a hovering foot in {state.position} after a change "
+                          "into it or after another such shift is not balanced yet (the feet stand 1-3 cm "
+                          "off their places after either, and a second shift back onto a hovering foot fell "
+                          f"at 2.0 m, 35.5 s in); once per stay in {state.position} started there it is")
     if (name == "weight_shift" and state.changed and state.position == "second_position"
             and state.support == other(side or "L")):
         raise DancerError("a weight shift straight from one foot to the other after a change into "
@@ -1080,7 +1098,10 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
             "the change (seed 50 of the draw from first) lost the feet's contacts and left them 21-36 cm off "
             "their places",
     "front": "after the changes from third and fifth the back foot came off the floor and the dancer fell "
-             "at 1.1 and 1.65 m (18.6-19.8 s); from first it holds",
+             "at 1.1 and 1.65 m (18.6-19.8 s), after the left foot's change from fifth at 1.65 m (22.7 s) "
+             "and the COM ended off the feet at 2.0 m (from third too); from first it holds",
+    "plie": "after the left foot's change from fifth a demi plie then a grand plie fell at 1.1 m, from third "
+            "at 1.3 m (26.1 s, in the grand plie)",
 }
 
 
@@ -1112,6 +1133,10 @@ def _check_after_the_change_into_fourth(state: State, name: str, side: str | Non
             and state.changed_from in ("third_position", "fifth_position")):
         raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot after the change from "
                           f"{state.changed_from} into fourth_position is not balanced yet ({falls['front']})")
+    if name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT):
+        raise DancerError(f"{name} after the {_word(other(FRONT_FOOT))} (back) foot's change into "
+                          f"fourth_position is not balanced yet ({falls['plie']}); start the sequence in "
+                          "fourth_position for it, or change with the right foot")
 
 
 def _sets_down_by_chain(position: str) -> bool:
@@ -1313,7 +1338,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
                             closed_chain=_sets_down_by_chain(name), place=name, lean_from_zero=out_of_wide))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
-                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from)
+                             left_moved=state.left_moved or working == "L", earlier_from=state.changed_from,
+                             changed_by=working)
 
     support, working = _support_for(name, side, state)
 

@@ -526,6 +526,9 @@ CHANGES = {
     # to the middle as it lands).
     **{f"{name} into fourth": (f"{name}_position", "fourth_position", "weight_shift:left", "retire:right")
        for name in ("first", "third", "fifth")},
+    # The left foot going back into fourth from third and fifth (the weight on the right foot).
+    **{f"left {name} into fourth": (f"{name}_position", "weight_shift:right", "fourth_position",
+                                    "weight_shift:left", "retire:right") for name in ("third", "fifth")},
 }
 
 
@@ -608,6 +611,12 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         (("third_position", "second_position", "weight_shift:left", "weight_shift:right"),
          ("straight from one foot to the other after a change into second_position", "add second_position")),
         (("first_position", "weight_shift", "retire", "third_position"), ("off the floor",)),
+        # A second weight shift back onto a foot hovering in second (fell at 2.0 m, 35.5 s), and one after a
+        # change into second (the feet 1-3 cm off their places after either).
+        (("second_position", "weight_shift:left", "tendu_side:right", "weight_shift:right", "tendu_side:left",
+          "weight_shift:left"), ("back onto a hovering foot in second_position", "35.5 s")),
+        (("third_position", "second_position", "weight_shift:left", "tendu_side:right", "weight_shift:right"),
+         ("back onto a hovering foot in second_position after a change into it",)),
         (("first_position", "weight_shift:right", "fourth_position"),
          ("to fourth_position", "left foot moving")),
         (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
@@ -1325,9 +1334,43 @@ def test_the_right_foot_changes_into_fourth_and_the_steps_after_it_hold(start, h
     assert np.linalg.norm(ankle[-1, :2] - ankle[tick, :2]) < 0.02
 
 
+# The left foot's change back into fourth from third and fifth (the weight on the right foot) and the steps
+# after it, at 1.1-2.0 m: the feet within 0.1-1.6 cm of fourth's places, the COM 1.2-8.8 cm inside in
+# every step's last second (a grand plie after it fell at 1.1 and 1.3 m and the plies are refused there; the
+# weight shift onto the right foot after standing again held at 1.1-2.0 m but stays refused as after the
+# right foot's change from third and fifth).
+LEFT_INTO_FOURTH = {
+    f"{start}, {then}": (f"{start}_position", "weight_shift:right", "fourth_position") + steps
+    for start in ("third", "fifth")
+    for then, steps in (("back foot", ("weight_shift:left", "tendu_back:right", "retire:right")),
+                        ("again", ("fourth_position", "weight_shift:left", "developpe_side_45:right")))
+}
+
+
+@pytest.mark.parametrize("height", [1.1, 1.3, 1.65, 2.0])
+@pytest.mark.parametrize("name", sorted(LEFT_INTO_FOURTH))
+def test_the_left_foot_changes_into_fourth_and_the_steps_after_it_hold(name, height):
+    sequence = LEFT_INTO_FOURTH[name]
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    fresh = perform(("fourth_position",), height=height, durations={"position": 0.5})
+    tick = np.searchsorted(show.times, show.phase_times[2][2]) - 1
+    assert np.linalg.norm(_feet_apart(show, tick)[:2] - _feet_apart(fresh, -1)[:2]) < 0.015 * height / 1.65
+    assert show.in_contact[tick, :2].any() and show.in_contact[tick, 2:].any()
+    # The right foot, which carried the weight through the change, stays where it stood.
+    moved = show.joint_positions["foot.R"][tick, :2] - show.joint_positions["foot.R"][0, :2]
+    assert np.linalg.norm(moved) < 0.015
+
+
 @pytest.mark.parametrize(("sequence", "words"), [
     (("first_position", "fourth_position", "weight_shift:left", "third_position"),
      ("to third_position after a change into fourth_position", "1.1 m")),
+    (("third_position", "weight_shift:right", "fourth_position", "demi_plie"),
+     ("demi_plie after the left (back) foot's change", "26.1")),
+    (("fifth_position", "weight_shift:right", "fourth_position", "fourth_position", "grand_plie"),
+     ("grand_plie after the left (back) foot's change",)),
+    (("first_position", "weight_shift:right", "fourth_position"), ("with the left foot moving",)),
     (("fifth_position", "fourth_position", "second_position"), ("to second_position after a change",)),
     (("first_position", "fourth_position", "weight_shift:left", "fourth_position"),
      ("from one foot", "18.2")),
