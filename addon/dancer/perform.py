@@ -118,7 +118,9 @@ ROLL_IN = ("first_position",)
 #   2 cm out and 4 cm up, the middle was 1 cm towards it and the other foot's toes came up), and
 # - starts the next step afresh from the feet where they stand (kept aimed past their spots, the unloading
 #   foot slid 3 cm in as the next weight shift took the load off it).
-WIDE_LANDING = ("second_position",)
+# In fourth too, for the front foot's tendus from both feet (steps.TENDU_BY_CHAIN): with the pelvis
+# following the chain at once the closing foot bounced off the floor twice and the back foot's toes came up.
+WIDE_LANDING = ("second_position", "fourth_position")
 WIDE_LANDING_RISE = 0.03
 
 

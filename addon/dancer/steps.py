@@ -138,14 +138,44 @@ TRANSITIONS = frozenset(
 # step's last second, the supporting foot 0.1-0.5 cm).
 # In second every tendu on either leg, once per stay there (see TENDU_WIDE_SECONDS and
 # TENDU_ONCE_FROM_BOTH_FEET; before perform.WIDE_LANDING the first one fell as the foot came back).
-# Not yet there: fourth (the weight shift onto the back foot there leans both legs alike, not the closed
-# chain: fell 1 s in).
+# In fourth the front (right) foot's tendus front and side, the weight on the back foot (see TENDU_BY_CHAIN;
+# the COM 3.4-6.6 cm inside over their last second at 1.1-2.0 m, the feet within 1.3 cm of their places),
+# once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). Not yet
+# its tendu back (it passes over the supporting foot, see TENDU_PASSING: fell 5 s in at 1.65 m) nor the back
+# foot's (by the chain onto the front foot, also with the supporting leg straightened first as in fifth:
+# fell 9-10 s in, as the foot came back).
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
     "second_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
+    "fourth_position": frozenset({("front", "R"), ("side", "R")}),
     "fifth_position": _EITHER_FOOT_TENDUS,
+}
+# Where a tendu from both feet goes onto the supporting foot and closes back by the closed chain although
+# standing there leans both legs alike (``uses_closed_chain``). In fourth, leaning alike, the front foot's
+# tendus front and side fell 11.3 s in as the foot closed: the legs went back to the position's angles with
+# the pelvis still over the back foot and the foot came down 8-14 cm short of its place. By the chain (and
+# the pelvis rising slowly as it lands, perform.WIDE_LANDING, in TENDU_CLOSE_WIDE's seconds) they hold.
+# The feet then stand where the chain closed them, as after a change: the weight shifts by the chain after
+# it (CHAIN_SHIFT_AFTER_THE_CHANGE; leaning alike onto the back foot after the tendu to the side ended 5.8 cm
+# outside the polygon at 2.0 m and fell at 1.65 m with a plie before it). No plie after it yet (see
+# AFTER_THE_TENDU_BY_CHAIN_FALLS).
+TENDU_BY_CHAIN = ("fourth_position",)
+# What still fell after a tendu from both feet in TENDU_BY_CHAIN, and how (1.1 and 2.0 m; standing again,
+# the weight shift onto either foot and the relevé on both feet after it hold).
+AFTER_THE_TENDU_BY_CHAIN_FALLS = {
+    "change": "the changes into first, third, fifth and second fell at 2.0 m 4.1-8.1 s in (into fifth at "
+              "1.1 m too)",
+    "plie": "by the legs' angles solved from the feet (as after a change) the grand plie after the tendu "
+            "to the side fell at 1.65 and 2.0 m (19.8, 19.1 s) and seeded draw 49 from fifth fell in one "
+            "99.6 s in; by the closed chain they held there, but draw 29 with eleven plies after it ended "
+            "one 1.8 cm outside the polygon, and the weight shift after two ended 2.3 cm outside at 1.1 m",
+}
+# Where a tendu from both feet fell after a plie in the position, and how.
+TENDU_AFTER_A_PLIE_FALLS = {
+    "fourth_position": "after a demi plie the tendu to the side fell at 1.1 and 1.3 m (8.3, 10.4 s), after a "
+                       "grand plie the tendu front at 1.1 m (10.3 s)",
 }
 # Where the back foot's tendus from both feet are done as the one-foot tendu after a weight shift: the
 # closed-chain shift onto the front foot leaves its knee bent 20 degrees, and the supporting leg
@@ -181,8 +211,15 @@ TENDU_ONCE_FROM_BOTH_FEET = {
                  "the feet were 5-10 cm off their places",
         "changed": "from fifth, after the change into second the back foot's tendu back fell 8 s in",
     },
+    # After a change into fourth one holds (the front foot's tendu front, then a weight shift onto the back
+    # foot and the one-foot tendu to the side, 1.1-2.0 m).
+    "fourth_position": {
+        "again": "the second one (the tendu to the side after the tendu front) ended with the COM on the "
+                 "edge of the polygon at 1.1 m (0.02 cm outside in its last second)",
+    },
 }
-TENDU_CLOSE_WIDE = {"second_position": (4.0, 1.5)}
+# In fourth in TENDU_CLOSE's 2.5 s (the pose over 1.5 s) the tendu front ended 1 cm outside at 1.1 m.
+TENDU_CLOSE_WIDE = {"second_position": (4.0, 1.5), "fourth_position": (4.0, 1.5)}
 TENDU_CLOSE_BEHIND = 4.0
 TENDU_CLOSE_BEHIND_BLEND = 2.0
 # Positions where the back foot's tendus from both feet are refused after a plie, and why. Re-tried after
@@ -842,6 +879,7 @@ def _posed_about_the_feet(phases: list[Phase]) -> None:
 
 def _check_balanced(state: State, name: str, side: str | None = None, height: float = 1.65) -> None:
     _check_after_the_change_into_fourth(state, name, side)
+    _check_after_the_tendu_by_chain(state, name)
     if state.on_the_feet:
         _check_after_the_releve_on_the_feet(state, name, side)
     if name in POSITIONS:
@@ -930,12 +968,16 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
         once = TENDU_ONCE_FROM_BOTH_FEET.get(state.position)
-        if once and (state.closed or state.changed):
+        if once and (state.closed or (state.changed and "changed" in once)):
             after, why = ("another one there", once["again"]) if state.closed else \
                 ("a change into it", once["changed"])
             raise DancerError(f"{name} straight from both feet in {state.position} after {after} is not "
                               f"balanced yet ({why}); start the sequence in {state.position} for one, or "
                               "add a weight_shift first for the one-foot tendu")
+        if state.plied and state.position in TENDU_AFTER_A_PLIE_FALLS:
+            raise DancerError(f"{name} straight from both feet after a plie in {state.position} is not "
+                              f"balanced yet ({TENDU_AFTER_A_PLIE_FALLS[state.position]}); before the plie "
+                              "it is, or add a weight_shift first for the one-foot tendu")
         if working != FRONT_FOOT and state.plied and state.position in BACK_FOOT_TENDU_AFTER_A_PLIE:
             raise DancerError(f"{name} on the {_word(working)} (back) foot straight from both feet after a "
                               f"plie in {state.position} is not balanced yet "
@@ -1044,6 +1086,18 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
     "plie": "after the left foot's change from fifth a demi plie then a grand plie fell at 1.1 m, from third "
             "at 1.3 m (26.1 s, in the grand plie)",
 }
+
+
+def _check_after_the_tendu_by_chain(state: State, name: str) -> None:
+    """Refuse what fell after a tendu from both feet in TENDU_BY_CHAIN (AFTER_THE_TENDU_BY_CHAIN_FALLS)."""
+    if not (state.closed and state.position in TENDU_BY_CHAIN):
+        return
+    falls = AFTER_THE_TENDU_BY_CHAIN_FALLS
+    after = f"after a tendu from both feet in {state.position} is not balanced yet"
+    if name in POSITIONS and name != state.position:
+        raise DancerError(f"changing to {name} {after} ({falls['change']}); change before the tendu")
+    if name in _BOTH_FEET:
+        raise DancerError(f"{name} {after} ({falls['plie']}); plie before the tendu")
 
 
 def _check_after_the_change_into_fourth(state: State, name: str, side: str | None) -> None:
@@ -1287,6 +1341,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # ended 4 cm outside the polygon). Standing and the plies there lean alike (``uses_closed_chain``).
         chained = chained or (state.position == "fourth_position" and support == FRONT_FOOT)
         chained = chained or (state.position in CHAIN_SHIFT_AFTER_THE_CHANGE and state.changed)
+        chained = chained or (state.position in TENDU_BY_CHAIN and state.closed)
         # The upper body starts from the position's and ends as the upright shift poses it.
         pose = centred_pose(pose)
         after = upright_pose(pose, support) if state.position in UPRIGHT_FROM else pose
@@ -1418,6 +1473,7 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         state = replace(state, pose=centred_pose(state.pose))
         pose = state.pose
         port = arms("first" if direction == "back" else "second")
+        chained = chained or (state.support == "both" and state.position in TENDU_BY_CHAIN)
         phases_out = []
         if state.support == "both":
             # From both feet the weight goes onto the supporting foot first, as a weight shift

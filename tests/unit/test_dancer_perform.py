@@ -620,7 +620,14 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         (("third_position", "demi_plie", "tendu_back:left"),
          ("left (back) foot straight from both feet after a plie in third_position", "3.7")),
         (("third_position", "tendu_front:left", "grand_plie", "tendu_side:left"), ("after a plie",)),
-        (("fourth_position", "tendu_front"), ("straight from both feet in fourth_position",)),
+        (("fourth_position", "tendu_front:left"), ("straight from both feet in fourth_position",)),
+        (("fourth_position", "tendu_back"), ("straight from both feet in fourth_position",)),
+        (("fourth_position", "tendu_front", "tendu_side"), ("after another one there", "0.02 cm outside")),
+        (("fourth_position", "demi_plie", "tendu_side"), ("after a plie in fourth_position", "8.3, 10.4 s")),
+        (("fourth_position", "tendu_side", "first_position"),
+         ("changing to first_position after a tendu from both feet in fourth_position", "4.1-8.1 s")),
+        (("fourth_position", "tendu_front", "grand_plie"),
+         ("grand_plie after a tendu from both feet in fourth_position", "19.8, 19.1 s")),
         (("second_position", "tendu_front", "tendu_side:left"), ("after another one there", "5-10 cm")),
         (("first_position", "second_position", "tendu_back"), ("after a change into it",)),
         # Fell in seeded random sequences (session 7): into second after a plie in third (14.3 s; 15.1
@@ -1193,6 +1200,47 @@ def test_a_tendu_from_both_feet_in_second_closes_onto_its_wide_place(sequence, h
         # Both feet on the floor (the toes of the foot that supported are light at 1.1 m).
         down = [show.contact_bodies.index(f"{body}.{side}") for body in ("foot", "toe")]
         assert show.in_contact[tick, down].any(), side
+
+
+# Before, the front foot's tendus from both feet in fourth fell 11.3 s in as the foot closed (the legs
+# leaning alike went back to the position's angles with the pelvis over the back foot). By the closed chain,
+# the pelvis rising slowly as the foot lands, measured: the COM 3.2-6.9 cm inside over the tendu's last
+# second at 1.1-2.0 m, the feet within 0.7-1.3 cm of where they stood.
+@pytest.mark.parametrize("height", [1.1, 1.3, 1.65, 2.0])
+@pytest.mark.parametrize("direction", ["front", "side"])
+def test_the_front_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(direction, height):
+    name = f"tendu_{direction}:right"
+    show = perform(("fourth_position", name, "weight_shift:left", "retire:right"), height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    # Out: the tip of the pointed foot's toes on the floor (within a centimetre), the rest of the foot up.
+    key = np.searchsorted(show.times, dict(show.key_times)[name]) - 1
+    assert not show.in_contact[key, show.contact_bodies.index("foot.R")]
+    assert 0.0 < show.toe_tips["R"][key, 2] + 0.002 < 0.012
+    # Closed: both feet flat where they stood, within 1.5 cm.
+    _, _, end = show.phase_times[1]
+    tick = np.searchsorted(show.times, end) - 1
+    for side in ("L", "R"):
+        ankle = show.joint_positions[f"foot.{side}"]
+        assert np.linalg.norm(ankle[tick, :2] - ankle[0, :2]) < 0.015, side
+        assert ankle[tick, 2] == pytest.approx(ankle[0, 2], abs=0.003), side
+        assert show.in_contact[tick, show.contact_bodies.index(f"foot.{side}")], side
+
+
+# What follows it (1.1 and 2.0 m measured: the COM 0.1-7.7 cm inside over each step's last second).
+@pytest.mark.parametrize(("sequence", "height"), [
+    (("fourth_position", "tendu_front:right", "fourth_position", "weight_shift:left", "retire:right"), 1.1),
+    (("fourth_position", "tendu_side:right", "weight_shift:left", "tendu_front:right"), 1.3),
+    (("fourth_position", "tendu_front:right", "weight_shift:right", "retire:left"), 2.0),
+    (("fourth_position", "tendu_front:right", "fourth_position", "weight_shift:left", "retire:right"), 1.65),
+    (("fourth_position", "tendu_front:right", "releve"), 1.1),
+    (("first_position", "fourth_position", "tendu_front:right", "weight_shift:left", "tendu_side:right"),
+     2.0),
+])
+def test_the_steps_after_a_tendu_from_both_feet_in_fourth_hold(sequence, height):
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
 
 
 @pytest.mark.xfail(strict=True, reason=(
