@@ -630,12 +630,6 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("grand_plie after a tendu from both feet in fourth_position", "19.8, 19.1 s")),
         (("second_position", "tendu_front", "tendu_side:left"), ("after another one there", "5-10 cm")),
         (("first_position", "second_position", "tendu_back"), ("after a change into it",)),
-        # Fell in seeded random sequences (session 7): into second after a plie in third (14.3 s; 15.1
-        # with a weight shift between, so the left foot moving too).
-        (("third_position", "demi_plie", "second_position"),
-         ("from third_position to second_position after a plie there", "change before the plie")),
-        (("third_position", "demi_plie", "weight_shift:right", "second_position"),
-         ("from third_position to second_position after a plie there",)),
         # The left foot's change between first and third right after the change out of fourth (seed 63 of a
         # 50-79 sweep from fourth: 14.4 s; the other way 16.3 s).
         (("fourth_position", "first_position", "weight_shift:right", "third_position"),
@@ -659,6 +653,8 @@ def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason
           "developpe_side_45:left"))
     # Before the plie, or straight from the position, or on one foot after the change, they are legal.
     plan(("third_position", "second_position", "demi_plie"))
+    plan(("third_position", "demi_plie", "second_position"))
+    plan(("third_position", "demi_plie", "weight_shift:right", "second_position"))
     plan(("first_position", "tendu_back:right"))
     plan(("fifth_position", "first_position", "weight_shift:right", "tendu_back:left"))
     plan(("fourth_position", "first_position", "weight_shift:right", "fifth_position"))
@@ -678,7 +674,7 @@ def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason
 # up and pushed like a strut. From first at 1.1 m (9.8 s in); the right foot's from a third reached by a
 # change after a weight shift onto the left foot (18.2-18.8 s at 1.3-2.0 m); back into second after a change
 # out of it (seeded draw 17 121.7 s, these 46.7 s at 1.65 m; from fifth 22 s at 1.1 and 1.3 m). Measured with
-# it: the foot within 0.2-2.7 cm of second's place, the COM 4.7-8.4 cm inside in every step's last second.
+# it: the foot within 0.2-2.9 cm of second's place, the COM 4.7-8.4 cm inside in every step's last second.
 INTO_SECOND = {
     "from first": ("first_position", "second_position"),
     "after a change and a shift": ("first_position", "third_position", "weight_shift:left",
@@ -688,6 +684,10 @@ INTO_SECOND = {
     "back after a plie": ("third_position", "first_position", "second_position", "first_position",
                           "demi_plie", "second_position"),
     "back from fifth": ("second_position", "fifth_position", "second_position"),
+    # Refused after a plie in third until then (seeded draws fell 14.3-43.7 s in; at 1.1-1.3 m still after
+    # the lean reset).
+    "after a demi plie": ("third_position", "demi_plie", "second_position"),
+    "after a grand plie": ("third_position", "grand_plie", "second_position"),
 }
 
 
@@ -703,7 +703,7 @@ def test_a_change_into_second_lands_flat_on_its_place(name, height):
     def apart(run, tick):
         return run.joint_positions["foot.R"][tick, :2] - run.joint_positions["foot.L"][tick, :2]
 
-    # Within 3 cm of second's place, as every change into it (2.7 cm measured) ...
+    # Within 3 cm of second's place (2.9 cm measured after the grand plie) ...
     assert np.linalg.norm(apart(show, -1) - apart(fresh, -1)) < 0.03
     # ... and flat: every contact of both feet down through the change's last second (before, the landing
     # foot's toes were still up as the weight went to the middle).
