@@ -598,9 +598,6 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
     ("sequence", "words"),
     [
         (("first_position", "second_position@6"), ("into second_position takes at least 10 s",)),
-        # Back into second from where a change out of it went (seeded draws 1 and 17: 48 and 122 s).
-        (("second_position", "first_position", "demi_plie", "second_position"),
-         ("back into second_position from first_position reached by a change out of it",)),
         (("second_position", "first_position@8"), ("out of second_position takes at least 11.25 s",)),
         (("second_position", "weight_shift:left", "first_position@8"),
          ("out of second_position takes at least 8.25 s",)),
@@ -645,12 +642,6 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("with the left foot moving right after the change out of fourth_position", "27 cm behind")),
         (("fourth_position", "third_position", "weight_shift:right", "first_position"),
          ("with the left foot moving right after the change out of fourth_position",)),
-        # The right foot's change from third into second after a change into third and a weight shift onto
-        # the left foot (seed 2043 from third with the relevé on both feet: 138.9 s; these 18.5 and 18.3 s).
-        (("first_position", "third_position", "weight_shift:left", "second_position"),
-         ("with the right foot moving after a change into third_position", "add third_position")),
-        (("fifth_position", "third_position", "weight_shift:left", "second_position"),
-         ("with the right foot moving after a change into third_position",)),
     ],
 )
 def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason(sequence, words):
@@ -678,6 +669,45 @@ def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason
     plan(("fifth_position", "weight_shift:right", "second_position", "first_position"))
     plan(("third_position", "weight_shift:right", "second_position", "third_position"))
     plan(("second_position", "first_position", "third_position", "second_position"))
+    plan(("second_position", "first_position", "demi_plie", "second_position"))
+    plan(("first_position", "third_position", "weight_shift:left", "second_position"))
+
+
+# Changes into second that fell, or were refused because they fell, until the change allowed for the
+# supporting leg's sag (perform.SAG_ONLY): the landing foot came down 3-4 cm short of its place with its toes
+# up and pushed like a strut. From first at 1.1 m (9.8 s in); the right foot's from a third reached by a
+# change after a weight shift onto the left foot (18.2-18.8 s at 1.3-2.0 m); back into second after a change
+# out of it (seeded draw 17 121.7 s, these 46.7 s at 1.65 m; from fifth 22 s at 1.1 and 1.3 m). Measured with
+# it: the foot within 0.2-2.7 cm of second's place, the COM 4.7-8.4 cm inside in every step's last second.
+INTO_SECOND = {
+    "from first": ("first_position", "second_position"),
+    "after a change and a shift": ("first_position", "third_position", "weight_shift:left",
+                                   "second_position"),
+    "from fifth after a change and a shift": ("fifth_position", "third_position", "weight_shift:left",
+                                              "second_position"),
+    "back after a plie": ("third_position", "first_position", "second_position", "first_position",
+                          "demi_plie", "second_position"),
+    "back from fifth": ("second_position", "fifth_position", "second_position"),
+}
+
+
+@pytest.mark.parametrize("height", [1.1, 1.3, 1.65, 2.0])
+@pytest.mark.parametrize("name", sorted(INTO_SECOND))
+def test_a_change_into_second_lands_flat_on_its_place(name, height):
+    sequence = INTO_SECOND[name]
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    fresh = perform(("second_position",), height=height, durations={"position": 0.5})
+
+    def apart(run, tick):
+        return run.joint_positions["foot.R"][tick, :2] - run.joint_positions["foot.L"][tick, :2]
+
+    # Within 3 cm of second's place, as every change into it (2.7 cm measured) ...
+    assert np.linalg.norm(apart(show, -1) - apart(fresh, -1)) < 0.03
+    # ... and flat: every contact of both feet down through the change's last second (before, the landing
+    # foot's toes were still up as the weight went to the middle).
+    assert show.in_contact[show.step_window(len(sequence) - 1, 1.0)].all()
 
 
 # Out of second at other heights than the changes' 1.65 m (measured at 1.1-2.0 m: the foot lands within
