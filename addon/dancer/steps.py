@@ -139,11 +139,12 @@ TRANSITIONS = frozenset(
 # In second every tendu on either leg, once per stay there (see TENDU_WIDE_SECONDS and
 # TENDU_ONCE_FROM_BOTH_FEET; before perform.WIDE_LANDING the first one fell as the foot came back).
 # In fourth the front (right) foot's tendus front and side, the weight on the back foot (see TENDU_BY_CHAIN;
-# the COM 3.4-6.6 cm inside over their last second at 1.1-2.0 m, the feet within 1.3 cm of their places),
+# the COM 3.2-6.9 cm inside over their last second at 1.1-2.0 m, the feet within 1.3 cm of their places),
 # once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). Not yet
 # its tendu back (it passes over the supporting foot, see TENDU_PASSING: fell 5 s in at 1.65 m) nor the back
-# foot's (by the chain onto the front foot, also with the supporting leg straightened first as in fifth:
-# fell 9-10 s in, as the foot came back).
+# foot's (by the chain onto the front foot they fell 5.1-9.0 s in at 1.65 m; with the supporting leg
+# straightened first as in fifth, TENDU_BEHIND_FROM_BOTH_FEET, 9.5-10.2 s in). The front foot's tendu
+# back, lifted straight up over its spot first by IK, still fell (4.7-4.9 s in at 1.1-2.0 m).
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
