@@ -204,8 +204,11 @@ TENDU_WIDE_SECONDS = {"second_position": 6.5}
 # tendu with the COM 1.6 cm outside the polygon (31). After a change into second (re-tried after the lean
 # reset, session 10): from fifth the left foot's tendu back still falls at 1.65 and 2.0 m (21.6, 22.4 s; at
 # 1.1 m the change itself falls), the right foot's holds at 1.3-2.0 m, as from first. Since the change
-# allows for the supporting leg's sag (perform.SAG_ONLY) the left foot's holds at 1.1-2.0 m (the feet
-# 1.4-2.3 cm off their places after it); the other tendus after the change are not tried yet.
+# allows for the supporting leg's sag (perform.SAG_ONLY) every tendu on either foot after the right foot's
+# change from first or fifth, and the left foot's from third, completes at 1.1-2.0 m with the COM 0.6-8.5 cm
+# inside in its last second, but the feet end off second's places by up to 2.1 cm after the change from
+# first (the right foot's tendu back at 1.1 m), 1.4-3.5 cm after the one from fifth (worst at 1.1-1.3 m;
+# that change itself lands 2.6 cm off at 1.1 m), 0.3-1.5 after the one from third: still refused.
 TENDU_ONCE_FROM_BOTH_FEET = {
     "second_position": {
         "again": "each one walks the supporting foot 0.6-1 cm outwards, and seeded draws with many fell once "
