@@ -79,6 +79,16 @@ COMPLIANCE_LIMIT = 0.05  # m: the most a foot is aimed past its spot
 # steps after it); aimed at its place it lands within 0.7-2 cm of it on all four contacts, and the
 # weight shifts after it hold (4 cm inside).
 COMPLIANCE_OFF_IN = ("second_position",)
+# ... but the supporting leg's sag is allowed for: started from the pelvis its targets would stand on (the
+# sag higher than it is), the landing leg reached for the floor that much early and came down 3-4 cm short
+# of its place with its toes up; held there by friction while the chain still aimed it at the place, it
+# pushed like a strut and the dancer fell off the supporting foot as the weight went to the middle (from
+# first at 1.1 m 9.8 s in; at 1.3-1.65 m the supporting heel came up for a tick; the right foot's change
+# from third after a change into it and a weight shift, 18.5 s, after a plie there at 1.1-1.3 m, back into
+# second after a change out of it, seeded draw 17). From the pelvis where it is, the supporting foot aimed
+# below its spot by its leg's sag (that part of the give only) and the landing foot at its place, it lands
+# flat within 0.9-1.4 cm of its place from first at 1.1-2.0 m.
+SAG_ONLY = np.array([0.0, 0.0, 1.0])
 # Where the closed chain holds the pelvis this share of the height below the highest both legs reach
 # (both knees a little bent). In fourth (the changes into it, and the weight shifts by the chain there),
 # as the weight went to the middle after a change the pelvis rose until both legs stood straight a
@@ -108,7 +118,9 @@ ROLL_IN = ("first_position",)
 #   2 cm out and 4 cm up, the middle was 1 cm towards it and the other foot's toes came up), and
 # - starts the next step afresh from the feet where they stand (kept aimed past their spots, the unloading
 #   foot slid 3 cm in as the next weight shift took the load off it).
-WIDE_LANDING = ("second_position",)
+# In fourth too, for the front foot's tendus from both feet (steps.TENDU_BY_CHAIN): with the pelvis
+# following the chain at once the closing foot bounced off the floor twice and the back foot's toes came up.
+WIDE_LANDING = ("second_position", "fourth_position")
 WIDE_LANDING_RISE = 0.03
 
 
@@ -747,6 +759,8 @@ def perform_steps(
     compliant = False  # the closed chain aims the feet past their spots by the legs' give (CHAIN_COMPLIANCE)
     along_the_floor = False  # ... and along the floor only (see _aimed_give)
     compliance: dict[str, NDArray[np.float64]] = {}
+    unaimed: set[str] = set()  # feet the compliant chain sets down on their spots, not past them
+    aim_axes = np.ones(3)  # the parts of the legs' give the compliant chain aims past the spots by
     planted: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
     pelvis_pos = sim.data.qpos[0:3].copy()
     pelvis_quat = sim.data.qpos[3:7].copy()
@@ -833,7 +847,10 @@ def perform_steps(
                 along_the_floor = not phase.place
                 wide = along_the_floor and position_now in WIDE_LANDING
                 floor_only = {s: along_the_floor and not (wide and s in previous) for s in LEG_SIDES}
-                compliant = (CHAIN_COMPLIANCE and (position_now not in COMPLIANCE_OFF_IN or wide)
+                sag_only = phase.place in COMPLIANCE_OFF_IN
+                unaimed = {side for side in LEG_SIDES if side not in previous} if sag_only else set()
+                aim_axes = SAG_ONLY if sag_only else np.ones(3)
+                compliant = (CHAIN_COMPLIANCE and (position_now not in COMPLIANCE_OFF_IN or wide or sag_only)
                              and any(side not in previous for side in LEG_SIDES))
                 if compliant:
                     # The legs aim their feet past their spots by how far each gives under its load
@@ -841,7 +858,7 @@ def perform_steps(
                     pelvis_pos = sim.data.qpos[0:3].copy()
                     compliance = {s: _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
                                                  - sim.data.xpos[sim.body_ids[f"foot.{s}"]], floor_only[s])
-                                  for s in LEG_SIDES}
+                                  * (s not in unaimed) * aim_axes for s in LEG_SIDES}
             chain_start = pelvis_pos.copy()
             chain_quat = pelvis_quat.copy()
             chain_level = level_yaw(chain_quat)
@@ -1239,9 +1256,11 @@ def perform_steps(
                     scratch.data.qpos[scratch.qadr] = last_applied
                     scratch.mj.mj_kinematics(scratch.model, scratch.data)
                     for s in LEG_SIDES:
+                        if s in unaimed:
+                            continue
                         gives = _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
                                             - sim.data.xpos[sim.body_ids[f"foot.{s}"]], floor_only[s])
-                        compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives - compliance[s])
+                        compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives * aim_axes - compliance[s])
                         size = float(np.sqrt(compliance[s] @ compliance[s]))  # norm, without its checks
                         if size > COMPLIANCE_LIMIT:
                             compliance[s] *= COMPLIANCE_LIMIT / size
