@@ -639,30 +639,14 @@ OFF_THE_FRONT_OF_FOURTH = (2.0, 3.0, 2.0, 1.75)
 # it allows for the supporting leg's sag (perform.SAG_ONLY) those hold at 1.1-2.0 m, the foot within 0.7-2.7
 # cm of second's place.
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
-# The heights (m) at which a change into second from a position, per moving foot, fell. Measured (session
-# 10) every 5 cm from 1.1 to 1.8 m and at 1.9-2.3 m every 10 cm, the change alone from the position: its
-# foot lands about 3 cm short of second's place at every height (0.21 m apart at 1.1 m for 0.24, 0.33 for
-# 0.36 at 1.65), the closed chain then aims it at the place and the COM goes out over the supporting foot
-# for a second, the landing foot hardly loaded, before it comes to the middle; at 1.65 and 2.0 m it
-# recovers, at the heights below not (9.1-13.4 s in). Refused within INTO_SECOND_FELL_NEAR of them: the
-# falls come and go with the height (fifth, right held at 1.67, 1.69, 1.71 and 1.73 m but fell at 1.7).
-# The same at e75f254 (session 9): not a regression. Planting the landing foot where it touches instead
-# of on its place, or bending the supporting knee more or less (perform.TRANSITION_REACH 0.93-0.99),
-# moved the falls between heights and changes but did not remove them.
-INTO_SECOND_FELL_AT = {
-    ("first_position", "R"): (1.1, 1.15, 1.2, 1.25, 1.35, 1.4, 1.45),
-    ("third_position", "R"): (1.2, 1.25, 1.3),
-    ("fifth_position", "R"): (1.1, 1.15, 1.25, 1.35, 1.7),
-    ("fourth_position", "R"): (1.1, 1.15, 1.2),
-    ("first_position", "L"): (1.25, 1.3, 1.35, 1.4, 2.15, 2.2, 2.3),
-    ("third_position", "L"): (1.25, 1.35, 1.4, 1.45, 1.5, 1.55, 1.6),
-    ("fifth_position", "L"): (2.2,),
-}
-INTO_SECOND_FELL_NEAR = 0.025  # m: half the spacing of the heights measured
-# The heights (m) at which the relevé on one foot in second fell (refused within INTO_SECOND_FELL_NEAR):
-# straight from the position (a weight shift and a retire before it) on either leg at 1.1 and 1.2 m (13.5 s
-# in, 3.5 s into the relevé); it held at 1.15 and 1.25-2.3 m (every 5 cm to 1.8, then every 10 cm).
+# The heights (m) at which the relevé on one foot in second fell, refused within FELL_NEAR of them: straight
+# from the position (a weight shift and a retire before it) on either leg at 1.1 and 1.2 m (13.5 s in, 3.5 s
+# into the relevé: the COM goes forward onto the ball and 6 cm out from the ankle as the heel rises, at
+# 1.15 m too, and tips over it; the same at e75f254, session 9); it held at 1.15 and 1.25-2.3 m (measured
+# every 5 cm to 1.8 m, then every 10 cm). The changes into second fell at 1.1-1.6 m and 1.7, 2.15-2.3 m too
+# (the foot landing 3 cm short and pushing like a strut) until perform.SAG_ONLY: since, none of them fell.
 RELEVE_ON_ONE_FOOT_IN_SECOND_FELL_AT = (1.1, 1.2)
+FELL_NEAR = 0.025  # m: half the spacing of the heights measured
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
@@ -912,15 +896,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
-            fell_at = INTO_SECOND_FELL_AT.get((state.position, moving), ()) if name == "second_position" \
-                else ()
-            near = [h for h in fell_at if abs(height - h) < INTO_SECOND_FELL_NEAR]
-            if near:
-                raise DancerError(f"changing from {state.position} to second_position with the "
-                                  f"{_word(moving)} foot moving is not balanced yet for a dancer "
-                                  f"{height:g} m tall (the foot lands about 3 cm short of its place and the "
-                                  f"dancer fell at {near[0]:g} m, 9-13 s in; it fell at "
-                                  f"{', '.join(f'{h:g}' for h in fell_at)} m)")
             after_fourth = state.changed_from == "fourth_position"
             if moving != FRONT_FOOT and after_fourth and name in LEFT_AFTER_FOURTH_FALLS:
                 raise DancerError(f"changing from {state.position} to {name} with the left foot moving right "
@@ -958,7 +933,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "second_position for it")
     one_foot = not (state.support == "both" and side is None)
     if (name == "releve" and one_foot and state.position == "second_position"
-            and any(abs(height - h) < INTO_SECOND_FELL_NEAR for h in RELEVE_ON_ONE_FOOT_IN_SECOND_FELL_AT)):
+            and any(abs(height - h) < FELL_NEAR for h in RELEVE_ON_ONE_FOOT_IN_SECOND_FELL_AT)):
         raise DancerError(f"releve on one foot in second_position is not balanced yet for a dancer "
                           f"{height:g} m tall (it fell at 1.1 and 1.2 m, 3.5 s into the releve, on either "
                           "leg); the releve on both feet is")

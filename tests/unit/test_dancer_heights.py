@@ -12,9 +12,6 @@ HEIGHTS = (1.1, 1.3, 1.65, 2.0)
 INTO_SECOND = {"first": ("first_position", "second_position", "weight_shift:left", "retire:right"),
                "third": ("third_position", "second_position", "weight_shift:right", "retire:left"),
                "fifth": ("fifth_position", "second_position", "weight_shift:right", "retire:left")}
-# Where the change alone fell (steps.INTO_SECOND_FELL_AT): from first at 1.1 m (9.8 s in), from third at
-# 1.3 m (9.3 s), from fifth at 1.1 m (9.1 s). From third at 1.1 m and from first and fifth at 1.3 m it held.
-REFUSED = {("first", 1.1), ("third", 1.3), ("fifth", 1.1)}
 
 
 def _com_inside_for_the_last_second_of_every_step(show):
@@ -39,31 +36,26 @@ def _second(height):
     return perform(("second_position",), height=height, durations={"position": 0.5})
 
 
+# Before perform.SAG_ONLY the change alone fell from first at 1.1 m (9.8 s in), from third at 1.3 m (9.3 s),
+# from fifth at 1.1 m (9.1 s), and at other heights between 1.1 and 2.3 m.
 @pytest.mark.parametrize("height", HEIGHTS)
 @pytest.mark.parametrize("start", sorted(INTO_SECOND))
-def test_a_change_into_second_is_danced_or_refused_where_it_fell(start, height):
-    sequence = INTO_SECOND[start]
-    if (start, height) in REFUSED:
-        with pytest.raises(DancerError, match=r"step 2 \(second_position\).* fell at"):
-            plan(sequence, height=height)
-        # Not at the heights where it held.
-        plan(sequence, height=1.65)
-        return
+def test_a_change_into_second_and_a_retire_after_it_are_danced_at_every_height(start, height):
     show = _into_second(start, height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
 
 
-# From fifth the landing foot stands 2.4 cm forward of second's place at 1.3 and 2.0 m (2.5 and 2.9 cm off
-# in all).
-FIFTH_LANDS_FORWARD = pytest.mark.xfail(strict=True, reason="from fifth the foot lands 2.4 cm forward of "
-                                        "second's place: 2.5 cm off at 1.3 m, 2.9 cm at 2.0 m")
+# Measured off second's places (the right ankle relative to the left): from first 0.9-1.4 cm, from third
+# 1.5-2.1, from fifth 2.1-2.6 cm at 1.1-2.0 m (the right foot 1.9-2.5 cm behind its place).
+FIFTH_LANDS_BEHIND = pytest.mark.xfail(strict=True, reason="from fifth the right foot lands 2.2-2.5 cm "
+                                       "behind second's place: 2.55 cm off at 1.1 m, 2.59 cm at 2.0 m")
 
 
 @pytest.mark.parametrize(("start", "height"), [
     pytest.param(start, height,
-                 marks=FIFTH_LANDS_FORWARD if (start, height) in {("fifth", 1.3), ("fifth", 2.0)} else ())
-    for start in sorted(INTO_SECOND) for height in HEIGHTS if (start, height) not in REFUSED])
+                 marks=FIFTH_LANDS_BEHIND if (start, height) in {("fifth", 1.1), ("fifth", 2.0)} else ())
+    for start in sorted(INTO_SECOND) for height in HEIGHTS])
 def test_a_change_into_second_sets_the_foot_on_its_place(start, height):
     show = _into_second(start, height)
     tick = np.searchsorted(show.times, show.phase_times[1][2]) - 1
