@@ -81,3 +81,18 @@ def test_the_releve_on_one_foot_in_second_holds_at_other_heights(height):
     show = perform(("second_position", "weight_shift:right", "retire:left", "releve:left"), height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
+
+
+def test_a_seeded_draw_for_a_short_dancer_is_legal_at_that_height_and_completes():
+    from addon.dancer import POSITIONS, random_sequence
+
+    # Draw 6 (from second) drawn for the default height reaches the relevé on one foot in second, which fell
+    # at 1.1 m (179.6 s in): refused there now. Drawn for 1.1 m it is not picked, and the draw completes.
+    drawn_for_the_default = random_sequence(np.random.default_rng(6), 20, start=POSITIONS[6 % 5])
+    with pytest.raises(DancerError, match="releve on one foot in second_position"):
+        plan(drawn_for_the_default, height=1.1)
+    sequence = random_sequence(np.random.default_rng(6), 20, start=POSITIONS[6 % 5], height=1.1)
+    run = perform(sequence, height=1.1)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s"
+    assert [name for name, _, _ in run.phase_times] == sequence
+    _com_inside_for_the_last_second_of_every_step(run)
