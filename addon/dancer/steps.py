@@ -647,6 +647,14 @@ INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporti
 # (the foot landing 3 cm short and pushing like a strut) until perform.SAG_ONLY: since, none of them fell.
 RELEVE_ON_ONE_FOOT_IN_SECOND_FELL_AT = (1.1, 1.2)
 FELL_NEAR = 0.025  # m: half the spacing of the heights measured
+# The heights (m) near which (FELL_NEAR) a tendu from both feet does not hold, per (position, working foot):
+# in fifth the front (right) foot's tendus front, side and back at 1.1-1.25 m end with the COM outside the
+# polygon over their last second (1-13 cm; at 1.1 and 1.2 m the feet leave the floor for ticks) and a plie
+# after them fell at 1.1, 1.15 and 1.2 m (12.4-13.7 s in; seeded draw 44 from fifth at 1.1 m, 40.0 s; the
+# same at e75f254). From 1.3 m they end 2.7-4.8 cm inside (the back foot's tendus 4.7-6.0 at 1.1-1.35 m).
+# Straight from the position only: after the change into fifth from second the tendu to the side holds at
+# 1.1 m (test_dancer_perform's AFTER_SECOND_TO_FIFTH).
+TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
@@ -971,6 +979,12 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
+        fails_at = () if state.changed else TENDU_FROM_BOTH_FEET_FAILS_AT.get((state.position, working), ())
+        if any(abs(height - h) < FELL_NEAR for h in fails_at):
+            raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
+                              f"{state.position} is not balanced yet for a dancer {height:g} m tall (at "
+                              f"{', '.join(f'{h:g}' for h in fails_at)} m the COM ended outside the feet and "
+                              "a plie after it fell); add a weight_shift first for the one-foot tendu")
         once = TENDU_ONCE_FROM_BOTH_FEET.get(state.position)
         if once and (state.closed or (state.changed and "changed" in once)):
             after, why = ("another one there", once["again"]) if state.closed else \

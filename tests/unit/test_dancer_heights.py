@@ -96,3 +96,22 @@ def test_a_seeded_draw_for_a_short_dancer_is_legal_at_that_height_and_completes(
     assert not run.fell, f"fell at {run.fall_time:.2f} s"
     assert [name for name, _, _ in run.phase_times] == sequence
     _com_inside_for_the_last_second_of_every_step(run)
+
+
+@pytest.mark.parametrize("tendu", ["tendu_front", "tendu_side", "tendu_back"])
+def test_the_front_foot_tendu_from_both_feet_in_fifth_is_refused_where_it_did_not_hold(tendu):
+    # At 1.1-1.25 m it ended with the COM 1-13 cm outside the feet (the feet off the floor for ticks at 1.1
+    # and 1.2 m), and a plie after it fell at 1.1-1.2 m, 12.4-13.7 s in (seeded draw 44 from fifth, 40.0 s).
+    for height in (1.1, 1.15, 1.2, 1.25):
+        with pytest.raises(DancerError, match=r"step 2 .*straight from both feet in fifth_position.*1\.25 m"):
+            plan(("fifth_position", f"{tendu}:right"), height=height)
+    plan(("fifth_position", f"{tendu}:right", "demi_plie"), height=1.3)
+    plan(("fifth_position", f"{tendu}:left"), height=1.1)
+    plan(("fifth_position", "weight_shift:left", f"{tendu}:right"), height=1.1)
+
+
+@pytest.mark.parametrize("height", [1.3, 2.0])
+def test_the_front_foot_tendu_from_both_feet_in_fifth_and_a_plie_hold_at_other_heights(height):
+    show = perform(("fifth_position", "tendu_front:right", "demi_plie"), height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s"
+    _com_inside_for_the_last_second_of_every_step(show)
