@@ -1,0 +1,98 @@
+"""Changes into second and the relevé on one foot there at 1.1-2.0 m: danced, or refused where they fell."""
+
+import functools
+
+import numpy as np
+import pytest
+
+from addon.dancer import DancerError, perform, plan
+from addon.dancer.support import signed_distance_inside
+
+HEIGHTS = (1.1, 1.3, 1.65, 2.0)
+INTO_SECOND = {"first": ("first_position", "second_position", "weight_shift:left", "retire:right"),
+               "third": ("third_position", "second_position", "weight_shift:right", "retire:left"),
+               "fifth": ("fifth_position", "second_position", "weight_shift:right", "retire:left")}
+
+
+def _com_inside_for_the_last_second_of_every_step(show):
+    for index, (name, _, _) in enumerate(show.phase_times):
+        ticks = np.nonzero(show.step_window(index, 1.0))[0]
+        assert len(ticks) > 50, name
+        depth = [signed_distance_inside(show.com[t], show.support_polygons[t]) for t in ticks]
+        assert min(depth) > 0.0, f"{name}: COM {-min(depth):.3f} m outside the support polygon"
+
+
+def _apart(show, tick):
+    return show.joint_positions["foot.R"][tick, :2] - show.joint_positions["foot.L"][tick, :2]
+
+
+@functools.cache
+def _into_second(start, height):
+    return perform(INTO_SECOND[start], height=height)
+
+
+@functools.cache
+def _second(height):
+    return perform(("second_position",), height=height, durations={"position": 0.5})
+
+
+# Before perform.SAG_ONLY the change alone fell from first at 1.1 m (9.8 s in), from third at 1.3 m (9.3 s),
+# from fifth at 1.1 m (9.1 s), and at other heights between 1.1 and 2.3 m.
+@pytest.mark.parametrize("height", HEIGHTS)
+@pytest.mark.parametrize("start", sorted(INTO_SECOND))
+def test_a_change_into_second_and_a_retire_after_it_are_danced_at_every_height(start, height):
+    show = _into_second(start, height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s"
+    _com_inside_for_the_last_second_of_every_step(show)
+
+
+# Measured off second's places (the right ankle relative to the left): from first 0.9-1.4 cm, from third
+# 1.5-2.1, from fifth 2.1-2.6 cm at 1.1-2.0 m (the right foot 1.9-2.5 cm behind its place).
+FIFTH_LANDS_BEHIND = pytest.mark.xfail(strict=True, reason="from fifth the right foot lands 2.2-2.5 cm "
+                                       "behind second's place: 2.55 cm off at 1.1 m, 2.59 cm at 2.0 m")
+
+
+@pytest.mark.parametrize(("start", "height"), [
+    pytest.param(start, height,
+                 marks=FIFTH_LANDS_BEHIND if (start, height) in {("fifth", 1.1), ("fifth", 2.0)} else ())
+    for start in sorted(INTO_SECOND) for height in HEIGHTS])
+def test_a_change_into_second_sets_the_foot_on_its_place(start, height):
+    show = _into_second(start, height)
+    tick = np.searchsorted(show.times, show.phase_times[1][2]) - 1
+    # The right ankle relative to the left as in second, within 2.5 cm (as at 1.65 m in test_dancer_perform).
+    assert np.linalg.norm(_apart(show, tick) - _apart(_second(height), -1)) < 0.025
+
+
+@pytest.mark.parametrize("leg", ["left", "right"])
+def test_the_releve_on_one_foot_in_second_is_refused_where_it_fell(leg):
+    other = "right" if leg == "left" else "left"
+    sequence = ("second_position", f"weight_shift:{other}", f"retire:{leg}", f"releve:{leg}")
+    for height in (1.1, 1.2):
+        with pytest.raises(DancerError, match=r"step 4 .*releve on one foot in second_position.* fell at"):
+            plan(sequence, height=height)
+    plan(sequence, height=1.15)
+    plan(sequence, height=1.25)
+    # Not the relevé on both feet.
+    plan(("second_position", "releve"), height=1.1)
+
+
+@pytest.mark.parametrize("height", [1.3, 2.0])
+def test_the_releve_on_one_foot_in_second_holds_at_other_heights(height):
+    show = perform(("second_position", "weight_shift:right", "retire:left", "releve:left"), height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s"
+    _com_inside_for_the_last_second_of_every_step(show)
+
+
+def test_a_seeded_draw_for_a_short_dancer_is_legal_at_that_height_and_completes():
+    from addon.dancer import POSITIONS, random_sequence
+
+    # Draw 6 (from second) drawn for the default height reaches the relevé on one foot in second, which fell
+    # at 1.1 m (179.6 s in): refused there now. Drawn for 1.1 m it is not picked, and the draw completes.
+    drawn_for_the_default = random_sequence(np.random.default_rng(6), 20, start=POSITIONS[6 % 5])
+    with pytest.raises(DancerError, match="releve on one foot in second_position"):
+        plan(drawn_for_the_default, height=1.1)
+    sequence = random_sequence(np.random.default_rng(6), 20, start=POSITIONS[6 % 5], height=1.1)
+    run = perform(sequence, height=1.1)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s"
+    assert [name for name, _, _ in run.phase_times] == sequence
+    _com_inside_for_the_last_second_of_every_step(run)
