@@ -19,11 +19,12 @@ COUNT = 50
 @pytest.mark.parametrize(
     "friction, seed",
     [
-        # One 50-cube heap's slope depends on the seed by up to 11 deg (bench/bench_rigid_heap.py gives
+        # One 50-cube heap's slope depends on the seed by up to 11.5 deg (bench/bench_rigid_heap.py gives
         # every seed's and the median), so one seed passing is not the requirement met.
         (0.5, 1),  # measured 25.9 deg (arctan 0.5: 26.6), Rolling Resistance 0.3
         pytest.param(0.5, 2, marks=pytest.mark.xfail(strict=True, reason="slope 18.7 deg, arctan 0.5: 26.6")),
         (0.8, 1),  # measured 34.1 deg (arctan 0.8: 38.7), Rolling Resistance 0.48; 26.8 at 0.3
+        pytest.param(0.8, 2, marks=pytest.mark.xfail(strict=True, reason="slope 27.5 deg, arctan 0.8: 38.7")),
         # Measured: 23.7 deg against arctan(0.3) = 16.7 and the highest cube top at 1.14 m (Rolling
         # Resistance 0.18; at 0.3: 28.7 deg, a cube 3.05 m out); seeds 2 and 3: 22.3 and 33.8 (seed 3's
         # heap blocks the spout: cubes stacked flat face on face up to 2.2 m). Not sleeping: without it
