@@ -76,9 +76,23 @@ def test_the_releve_on_one_foot_in_second_is_refused_where_it_fell(leg):
     plan(("second_position", "releve"), height=1.1)
 
 
-@pytest.mark.parametrize("height", [1.3, 2.0])
-def test_the_releve_on_one_foot_in_second_holds_at_other_heights(height):
-    show = perform(("second_position", "weight_shift:right", "retire:left", "releve:left"), height=height)
+@pytest.mark.parametrize("position", ["first_position", "third_position", "fourth_position",
+                                      "fifth_position"])
+def test_the_releve_on_one_foot_is_refused_for_a_short_dancer(position):
+    # Straight from the position it fell at 1.1-1.25 m (the paper's sequence from first at 1.1 m, 11.45 s in;
+    # in first it held at 1.15 m), and held from every position at 1.3 m.
+    sequence = (position, "weight_shift:left", "retire:right", "releve:right")
+    for height in (1.1, 1.2, 1.25):
+        with pytest.raises(DancerError, match=rf"step 4 .*releve on one foot in {position}.* fell at"):
+            plan(sequence, height=height)
+    plan(sequence, height=1.3)
+    plan((position, "releve"), height=1.1)
+
+
+@pytest.mark.parametrize(("position", "height"), [("second_position", 1.3), ("second_position", 2.0),
+                                                  ("first_position", 1.3), ("fifth_position", 1.3)])
+def test_the_releve_on_one_foot_holds_at_other_heights(position, height):
+    show = perform((position, "weight_shift:left", "retire:right", "releve:right"), height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
 
