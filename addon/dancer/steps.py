@@ -653,6 +653,11 @@ RELEVE_ON_ONE_FOOT_FELL_AT = {"first_position": (1.1, 1.2, 1.25), "second_positi
                               "fourth_position": (1.1, 1.15, 1.2, 1.25),
                               "fifth_position": (1.1, 1.15, 1.2, 1.25)}
 FELL_NEAR = 0.025  # m: half the spacing of the heights measured
+# The heights (m) at which a change of position straight from the position fell, per (from, to, moving foot),
+# refused within FELL_NEAR of them: of all TRANSITIONS at 1.1 m only first into fifth with the right foot
+# (8.95 s in; after a demi plie 13.0 s, a grand plie 15.5 s, seeded draw 44 drawn for 1.1 m 45.5 s); it held
+# at 1.15, 1.2, 1.25, 1.3, 1.65 and 2.0 m, straight and after either plie.
+TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,)}
 # The heights (m) near which (FELL_NEAR) a tendu from both feet does not hold, per (position, working foot):
 # in fifth the front (right) foot's tendus front, side and back at 1.1-1.25 m end with the COM outside the
 # polygon over their last second (1-13 cm; at 1.1 and 1.2 m the feet leave the floor for ticks) and a plie
@@ -910,6 +915,12 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                                   "the one without the weight (the right one from both feet)")
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
+            change_fell_at = TRANSITION_FELL_AT.get((state.position, name, moving), ())
+            if any(abs(height - h) < FELL_NEAR for h in change_fell_at):
+                heights = ", ".join(f"{h:g}" for h in change_fell_at)
+                raise DancerError(f"changing from {state.position} to {name} with the {_word(moving)} foot "
+                                  f"moving is not balanced yet for a dancer {height:g} m tall (it fell at "
+                                  f"{heights} m, 9 s in)")
             after_fourth = state.changed_from == "fourth_position"
             if moving != FRONT_FOOT and after_fourth and name in LEFT_AFTER_FOURTH_FALLS:
                 raise DancerError(f"changing from {state.position} to {name} with the left foot moving right "

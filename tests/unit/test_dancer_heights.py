@@ -129,3 +129,19 @@ def test_the_front_foot_tendu_from_both_feet_in_fifth_and_a_plie_hold_at_other_h
     show = perform(("fifth_position", "tendu_front:right", "demi_plie"), height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
+
+
+def test_first_into_fifth_with_the_right_foot_is_refused_where_it_fell():
+    # Of all the changes straight from a position at 1.1 m only this one fell (8.95 s in; after a plie
+    # 13.0-15.5 s); it held at 1.15-2.0 m.
+    for sequence in (("first_position", "fifth_position"), ("first_position", "demi_plie", "fifth_position")):
+        with pytest.raises(DancerError, match=r"first_position to fifth_position with the right.* fell at"):
+            plan(sequence, height=1.1)
+        plan(sequence, height=1.15)
+    plan(("first_position", "weight_shift:right", "fifth_position"), height=1.1)
+
+
+def test_first_into_fifth_with_the_right_foot_holds_just_above():
+    show = perform(("first_position", "fifth_position", "weight_shift:left", "retire:right"), height=1.15)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s"
+    _com_inside_for_the_last_second_of_every_step(show)
