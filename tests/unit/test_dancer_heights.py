@@ -145,3 +145,18 @@ def test_first_into_fifth_with_the_right_foot_holds_just_above():
     show = perform(("first_position", "fifth_position", "weight_shift:left", "retire:right"), height=1.15)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
+
+
+# From a sweep of every change straight from its position every 5 cm over 1.1-2.3 m (the left foot's after a
+# weight shift onto the right): where the other two that fell are refused, and that they hold just beside.
+@pytest.mark.parametrize(("sequence", "fell_at", "held_at"), [
+    (("fifth_position", "fourth_position"), 1.15, (1.1, 1.2)),
+    (("third_position", "weight_shift:right", "fourth_position"), 1.75, (1.65, 1.85)),
+])
+def test_other_changes_are_refused_where_they_fell_and_hold_beside(sequence, fell_at, held_at):
+    with pytest.raises(DancerError, match=rf"{sequence[0]} to fourth_position with the .* fell at"):
+        plan(sequence, height=fell_at)
+    for height in held_at:
+        show = perform(sequence, height=height)
+        assert not show.fell, f"{height} m: fell at {show.fall_time:.2f} s"
+        _com_inside_for_the_last_second_of_every_step(show)
