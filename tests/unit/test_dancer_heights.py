@@ -6,20 +6,12 @@ import numpy as np
 import pytest
 
 from addon.dancer import DancerError, perform, plan
-from addon.dancer.support import signed_distance_inside
+from tests.unit.test_dancer_perform import _com_inside_for_the_last_second_of_every_step
 
 HEIGHTS = (1.1, 1.3, 1.65, 2.0)
 INTO_SECOND = {"first": ("first_position", "second_position", "weight_shift:left", "retire:right"),
                "third": ("third_position", "second_position", "weight_shift:right", "retire:left"),
                "fifth": ("fifth_position", "second_position", "weight_shift:right", "retire:left")}
-
-
-def _com_inside_for_the_last_second_of_every_step(show):
-    for index, (name, _, _) in enumerate(show.phase_times):
-        ticks = np.nonzero(show.step_window(index, 1.0))[0]
-        assert len(ticks) > 50, name
-        depth = [signed_distance_inside(show.com[t], show.support_polygons[t]) for t in ticks]
-        assert min(depth) > 0.0, f"{name}: COM {-min(depth):.3f} m outside the support polygon"
 
 
 def _apart(show, tick):
