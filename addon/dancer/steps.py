@@ -653,6 +653,12 @@ RELEVE_ON_ONE_FOOT_FELL_AT = {"first_position": (1.1, 1.2, 1.25), "second_positi
                               "fourth_position": (1.1, 1.15, 1.2, 1.25),
                               "fifth_position": (1.1, 1.15, 1.2, 1.25)}
 FELL_NEAR = 0.025  # m: half the spacing of the heights measured
+
+
+def _fell_near(height: float, heights: tuple[float, ...]) -> bool:
+    """Whether a dancer ``height`` m tall is within FELL_NEAR of a height where the move fell."""
+    return any(abs(height - h) < FELL_NEAR for h in heights)
+
 # The heights (m) at which a change of position straight from the position fell, per (from, to, moving foot),
 # refused within FELL_NEAR of them. Every one of TRANSITIONS was danced straight from its position (the left
 # foot's after a weight shift onto the right) every 5 cm over 1.1-2.3 m (session 10); three fell: first into
@@ -923,7 +929,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
             if state.raised or state.hover or state.releve:
                 raise DancerError(f"changing to {name}: the working foot is off the floor; close it first")
             change_fell_at = TRANSITION_FELL_AT.get((state.position, name, moving), ())
-            if any(abs(height - h) < FELL_NEAR for h in change_fell_at):
+            if _fell_near(height, change_fell_at):
                 heights = ", ".join(f"{h:g}" for h in change_fell_at)
                 raise DancerError(f"changing from {state.position} to {name} with the {_word(moving)} foot "
                                   f"moving is not balanced yet for a dancer {height:g} m tall (it fell at "
@@ -965,7 +971,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                           "second_position for it")
     one_foot = not (state.support == "both" and side is None)
     releve_fell_at = RELEVE_ON_ONE_FOOT_FELL_AT.get(state.position, ())
-    if name == "releve" and one_foot and any(abs(height - h) < FELL_NEAR for h in releve_fell_at):
+    if name == "releve" and one_foot and _fell_near(height, releve_fell_at):
         heights = ", ".join(f"{h:g}" for h in releve_fell_at)
         raise DancerError(f"releve on one foot in {state.position} is not balanced yet for a dancer "
                           f"{height:g} m tall (it fell at {heights} m, 1.4-3.8 s into the releve, tipping "
@@ -1005,7 +1011,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
         fails_at = () if state.changed else TENDU_FROM_BOTH_FEET_FAILS_AT.get((state.position, working), ())
-        if any(abs(height - h) < FELL_NEAR for h in fails_at):
+        if _fell_near(height, fails_at):
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet for a dancer {height:g} m tall (at "
                               f"{', '.join(f'{h:g}' for h in fails_at)} m the COM ended outside the feet and "
