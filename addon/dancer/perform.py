@@ -1084,6 +1084,7 @@ def perform_steps(
         foot_y = [names.index(f"foot.{s}_y") for s in stance]
         toe_y = [names.index(f"toe.{s}_y") for s in stance]
         hip_weights = sim.lean_weights({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
+        foot_pivot, toe_pivot = sim.body_ids[f"foot.{stance[0]}"], sim.body_ids[f"toe.{stance[0]}"]
         small_polygon = 0.5 * foot_area[stance[0]]
         label = phase.label if k else labels[0]
         if phase.starts_step:
@@ -1124,8 +1125,7 @@ def perform_steps(
             toe_share = 0.0
             if phase.toe_control:
                 toe_share = 1.0 - a if phase.toe_release else a
-            pivot = f"toe.{stance[0]}" if toe_share > 0.5 else f"foot.{stance[0]}"
-            h = max(meas.com[2] - sim.data.xpos[sim.body_ids[pivot], 2], 0.2)
+            h = max(meas.com[2] - sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2], 0.2)
             desired = c + gains.cop_com_position * (c - target) + gains.cop_com_velocity * v
             if len(meas.hull) >= 3:
                 desired = clamp_into_hull(desired, meas.hull, 0.1 * body.contact_radius)
@@ -1157,17 +1157,17 @@ def perform_steps(
                 shift = gains.hip_com * ((target - c) - 0.5 * v)
                 hip_lean += CONTROL_DT * lean_for_shift(shift, 0.4 * h)
             if hip_lean.any():
-                offsets += sim.lean_offsets(hip_lean, hip_weights)
+                sim.add_lean(offsets, hip_lean, hip_weights)
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does. The
             # pelvis itself is stabilised by the hips turning with the ankles (the lean above):
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
-            up = sim.data.xmat[sim.root, [2, 5]]
-            offsets += sim.lean_offsets(np.array([-up[1], up[0]]), spine_weights)
+            up = sim.data.xmat[sim.root].tolist()
+            sim.add_lean(offsets, np.array([-up[5], up[2]]), spine_weights)
             if phase.stance != "both" and phase.level_pelvis:
                 # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
                 # free side otherwise), so the free leg's pose means the same over the floor.
                 # The trim stays on that hip afterwards: dropping it at once would tip the pelvis.
-                pelvis_trim[phase.stance] += CONTROL_DT * PELVIS_LEVEL * (-up[1])
+                pelvis_trim[phase.stance] += CONTROL_DT * PELVIS_LEVEL * (-up[5])
             elif phase.stance == "both":
                 # Back on both feet the pelvis may roll with the legs again: the trim fades, which
                 # also lowers a foot held above the floor onto its spot.
@@ -1175,7 +1175,7 @@ def perform_steps(
                     pelvis_trim[side] *= 1.0 - CONTROL_DT / TRIM_FADE
             for side, trim in pelvis_trim.items():
                 if trim:
-                    offsets += sim.lean_offsets(np.array([trim, 0.0]), trim_weights[side])
+                    sim.add_lean(offsets, np.array([trim, 0.0]), trim_weights[side])
             applied = base_now + offsets
             if slider is not None:
                 side, aimed, knee, lengths, mask = slider
