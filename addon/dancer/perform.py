@@ -451,10 +451,13 @@ TENDU_HEEL_CLEAR = 0.005  # m: the least the heel stays above the toes' aim (the
 
 def _tip_geoms(sim: DancerSim, side: str) -> tuple[int, NDArray[np.intp]]:
     """The ``side`` toe body and its two foremost contact geoms (the tip of the toes)."""
-    m = sim.model
-    toe = sim.body_ids[f"toe.{side}"]
-    ids = np.nonzero(m.geom_bodyid == toe)[0]
-    return toe, ids[np.argsort(m.geom_pos[ids, 0])[-2:]]
+    key = ("tip geoms", side)
+    if key not in sim.memo:
+        m = sim.model
+        toe = sim.body_ids[f"toe.{side}"]
+        ids = np.nonzero(m.geom_bodyid == toe)[0]
+        sim.memo[key] = toe, ids[np.argsort(m.geom_pos[ids, 0])[-2:]]
+    return sim.memo[key]
 
 
 def toe_tip(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
@@ -493,11 +496,14 @@ def _slide_goal(start: NDArray[np.float64], direction: NDArray[np.float64], hip:
 
 def _heel(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
     """The ``side`` foot body and the point in its frame under the back of the heel."""
-    m = sim.model
-    foot = sim.body_ids[f"foot.{side}"]
-    local = m.geom_pos[m.geom_bodyid == foot]
-    back = local[np.argsort(local[:, 0])[:2]]
-    return foot, back.mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
+    key = ("heel", side)
+    if key not in sim.memo:
+        m = sim.model
+        foot = sim.body_ids[f"foot.{side}"]
+        local = m.geom_pos[m.geom_bodyid == foot]
+        back = local[np.argsort(local[:, 0])[:2]]
+        sim.memo[key] = foot, back.mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
+    return sim.memo[key]
 
 
 def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDArray[np.float64],
@@ -507,33 +513,46 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
     as in ``qpos``; where the heel would then come within TENDU_HEEL_CLEAR of the floor, the knee too,
     bent just enough to keep it there (damped least squares on MuJoCo's Jacobians)."""
     mj, m, d = scratch.mj, scratch.model, scratch.data
-    names = [f"thigh.{side}_x", f"thigh.{side}_y", f"foot.{side}_y", f"foot.{side}_x", f"shin.{side}_y"]
-    index = [scratch.index[n] for n in names]
-    dofs, qadr = scratch.dadr[index], scratch.qadr[index]
-    toe, tip_ids = _tip_geoms(scratch, side)
-    tips = m.geom_pos[tip_ids] - np.array([0.0, 0.0, scratch.body.contact_radius])
+    key = ("aim toe", side)
+    if key not in scratch.memo:
+        names = [f"thigh.{side}_x", f"thigh.{side}_y", f"foot.{side}_y", f"foot.{side}_x", f"shin.{side}_y"]
+        index = [scratch.index[n] for n in names]
+        toe, tip_ids = _tip_geoms(scratch, side)
+        scratch.memo[key] = (names, scratch.dadr[index], scratch.qadr[index], toe,
+                             m.geom_pos[tip_ids] - np.array([0.0, 0.0, scratch.body.contact_radius]))
+    names, dofs, qadr, toe, tips = scratch.memo[key]
     foot, heel = _heel(scratch, side)
     jacs = [np.zeros((3, m.nv)) for _ in range(3)]
     d.qpos[:] = qpos
     for rows in (4, 5):
+        # Only the aimed joints' columns of the Jacobians are used: taken before the arithmetic
+        # (elementwise, so the same numbers), the system and its error filled in place. Column-major
+        # as the gathered columns were: BLAS sums the normal matrix in another order for the other.
+        columns = dofs[:rows]
+        jac = np.empty((rows, rows), order="F")
+        error = np.empty(rows)
+        damping = 1e-3 * np.eye(rows)
         for _ in range(iterations):
             mj.mj_kinematics(m, d)
             mj.mj_comPos(m, d)
             rotation = d.xmat[toe].reshape(3, 3)
             points = [d.xpos[toe] + rotation @ tip for tip in tips]
             under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
-            for jac, point in zip(jacs[:2], points, strict=True):
-                mj.mj_jac(m, d, jac, None, point, toe)
-            jac = np.vstack([0.5 * (jacs[0] + jacs[1]), jacs[0][2] - jacs[1][2]])[:, dofs[:rows]]
-            error = np.append(goal - 0.5 * (points[0] + points[1]), points[1][2] - points[0][2])
+            for each, point in zip(jacs[:2], points, strict=True):
+                mj.mj_jac(m, d, each, None, point, toe)
+            first, second = jacs[0][:, columns], jacs[1][:, columns]
+            jac[:3] = 0.5 * (first + second)
+            jac[3] = first[2] - second[2]
+            error[:3] = goal - 0.5 * (points[0] + points[1])
+            error[3] = points[1][2] - points[0][2]
             if rows == 5:
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
-                jac = np.vstack([jac, jacs[2][2, dofs]])
-                error = np.append(error, goal[2] + TENDU_HEEL_CLEAR - under[2])
+                jac[4] = jacs[2][2, columns]
+                error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
             if np.abs(error).max() < 1e-4:
                 break
-            step = np.linalg.solve(jac.T @ jac + 1e-3 * np.eye(rows), jac.T @ error)
-            d.qpos[qadr[:rows]] += np.clip(step, -0.05, 0.05)
+            step = np.linalg.solve(jac.T @ jac + damping, jac.T @ error)
+            d.qpos[qadr[:rows]] += np.minimum(np.maximum(step, -0.05), 0.05)
             d.qpos[qadr[4]] = max(d.qpos[qadr[4]], KNEE_HAIR)
         mj.mj_kinematics(m, d)
         under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel

@@ -128,6 +128,8 @@ class DancerSim:
         self.targets = np.zeros(len(body.joints))
         self.rest_com_height = 0.0
         self._fine = None  # the model with a shorter step, for :meth:`apply`'s fine ticks
+        # Things the controllers derive from the (never modified) model, kept for the next tick.
+        self.memo: dict = {}
 
     # -- posing --------------------------------------------------------------------------------
 
