@@ -22,7 +22,7 @@ from .closed_chain import KNEE_HAIR, ClosedChain, level_frame, level_yaw
 from .closed_chain import SIDES as LEG_SIDES
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
-from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
+from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations
 from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
 from .support import clamp_into_hull, convex_hull, polygon_area
 
@@ -756,7 +756,7 @@ def perform_steps(
     pelvis_trim = {"L": 0.0, "R": 0.0}
     trim_weights = {side: sim.lean_weights({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
     meas = sim.measure()
-    last_cop = meas.cop[:2].copy()
+    last_cop = tuple(meas.cop[:2].tolist())
     prev_pose_vec = base.copy()
     prev_target = meas.com[:2].copy()
     stand_target = prev_target
@@ -1131,8 +1131,12 @@ def perform_steps(
                 break
             a = _smooth((t_local - phase.pose_delay) / phase.pose_blend)
             b = _smooth(t_local / phase.target_blend)
-            target = (1 - b) * prev_target + b * phase_target
-            targets_log[tick] = target
+            # The balance's plane vectors (targets, COM, COP, their velocities) in plain floats: the
+            # same products and sums, in the same order, as the 2-element arrays they were, without
+            # numpy's overhead on each (a dozen operations a tick).
+            (prev_x, prev_y), (aim_x, aim_y) = prev_target.tolist(), phase_target.tolist()
+            target_x, target_y = (1 - b) * prev_x + b * aim_x, (1 - b) * prev_y + b * aim_y
+            targets_log[tick] = target_x, target_y
             base_now = (1 - a) * prev_pose_vec + a * pose_vec
             if use_via:
                 u = (t_local - phase.pose_delay) / phase.pose_blend
@@ -1140,21 +1144,29 @@ def perform_steps(
                 base_now = (1 - first) * prev_pose_vec + first * via_vec
                 base_now = (1 - second) * base_now + second * pose_vec
 
-            c, v = meas.com[:2], meas.com_velocity[:2]
+            com_x, com_y, com_z = meas.com.tolist()
+            vel_x, vel_y, _ = meas.com_velocity.tolist()
+            cop_x, cop_y, _ = meas.cop.tolist()
             toe_share = 0.0
             if phase.toe_control:
                 toe_share = 1.0 - a if phase.toe_release else a
-            h = max(meas.com[2] - sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2], 0.2)
-            desired = c + gains.cop_com_position * (c - target) + gains.cop_com_velocity * v
+            h = max(com_z - float(sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2]), 0.2)
+            desired_x = com_x + gains.cop_com_position * (com_x - target_x) + gains.cop_com_velocity * vel_x
+            desired_y = com_y + gains.cop_com_position * (com_y - target_y) + gains.cop_com_velocity * vel_y
             if len(meas.hull) >= 3:
-                desired = clamp_into_hull(desired, meas.hull, 0.1 * body.contact_radius)
-            cop_velocity = (meas.cop[:2] - last_cop) / CONTROL_DT
-            last_cop = meas.cop[:2].copy()
+                desired_x, desired_y = clamp_into_hull((desired_x, desired_y), meas.hull,
+                                                       0.1 * body.contact_radius).tolist()
+            last_x, last_y = last_cop
+            cop_velocity_x, cop_velocity_y = (cop_x - last_x) / CONTROL_DT, (cop_y - last_y) / CONTROL_DT
+            last_cop = cop_x, cop_y
             tracking = gains.cop_tracking if phase.stance == "both" else gains.one_foot_tracking
             if stance_jacobian is not None:
                 tracking *= BALLS_TRACKING
-            shift = tracking * (meas.cop[:2] - desired) - gains.cop_damping * cop_velocity
-            lean += CONTROL_DT * lean_for_shift(shift, h)
+            shift_x = tracking * (cop_x - desired_x) - gains.cop_damping * cop_velocity_x
+            shift_y = tracking * (cop_y - desired_y) - gains.cop_damping * cop_velocity_y
+            # lean_for_shift's rotation, for the shift the COP's error asks for
+            lean[0] += CONTROL_DT * (-shift_y / h)
+            lean[1] += CONTROL_DT * (shift_x / h)
 
             weights = lean_weights.copy()
             weights[foot_y] = -(1.0 - toe_share)
@@ -1164,7 +1176,7 @@ def perform_steps(
             else:
                 offsets = sim.lean_offsets(lean, (lean_index, weights))
             if press_across is not None:
-                drift = float((c - target) @ press_across)
+                drift = float((np.array([com_x, com_y]) - np.array([target_x, target_y])) @ press_across)
                 heel_press += CONTROL_DT * HEEL_PRESS[1] * drift
                 press = HEEL_PRESS[0] * drift + heel_press
                 offsets[sim.index["foot.L_y"]] += max(press, 0.0)
@@ -1173,8 +1185,10 @@ def perform_steps(
             if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
-                shift = gains.hip_com * ((target - c) - 0.5 * v)
-                hip_lean += CONTROL_DT * lean_for_shift(shift, 0.4 * h)
+                shift_x = gains.hip_com * ((target_x - com_x) - 0.5 * vel_x)
+                shift_y = gains.hip_com * ((target_y - com_y) - 0.5 * vel_y)
+                hip_lean[0] += CONTROL_DT * (-shift_y / (0.4 * h))
+                hip_lean[1] += CONTROL_DT * (shift_x / (0.4 * h))
             if hip_lean.any():
                 sim.add_lean(offsets, hip_lean, hip_weights)
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does. The
@@ -1358,7 +1372,7 @@ def perform_steps(
                 c, s_ = np.cos(angle), np.sin(angle)
                 rotate = np.array([[c, -s_], [s_, c]])
                 lean, hip_lean = rotate @ lean, rotate @ hip_lean
-                last_cop = phase_target + rotate @ (last_cop - phase_target)
+                last_cop = tuple((phase_target + rotate @ (np.array(last_cop) - phase_target)).tolist())
                 prev_target = phase_target + rotate @ (prev_target - phase_target)
                 stand_target = phase_target + rotate @ (stand_target - phase_target)
             sim.apply(applied, fine=stance_jacobian is not None)
