@@ -613,13 +613,17 @@ TOE_INWARD = 0.01  # m: on one toe the COM target's way in from the middle of th
 # so their periods shorten with it (as sqrt(height / g)) while the model's step does not: as the heel rose
 # 2.5-2.7 s into the relevé a body of 1.1 m had its ball chatter on the floor (off the floor one tick in
 # three, the toe joint bouncing 5-10 mm), each bounce slid the ball back (6 cm in 0.6 s) and the dancer
-# tipped forward over it. At the model's step the relevé on one foot fell at 1.1-1.27 m (from first at
-# 1.1, 1.2, 1.25, 1.26 m, 11.4-11.7 s into the paper's sequence; from the other positions on either leg
-# 13.3-13.8 s in, some of 1.1-1.27 m) and held every 1 cm over 1.28-1.33 m and every 5 cm up to 2.3; with the
-# fine step all held at 1.1-1.3 m, the COM 1.2-1.7 cm inside in the last second of every step and the ball
-# sliding 1 mm. The margin to 1.4 m keeps the edge of that band off the model's step; taller dancers are
-# integrated as before.
-FINE_ON_ONE_TOE_BELOW = 1.4
+# tipped forward over it. At the model's step the relevé on one foot straight from a position fell at
+# 1.1-1.27 m (the paper's sequence at 1.1, 1.2, 1.25, 1.26 m, 11.4-11.7 s in; from the other positions on
+# either leg 13.3-13.8 s in, at some of 1.1-1.27 m) and held every 1 cm over 1.28-1.33 m and every 5 cm up
+# to 2.3; after the relevé on both feet in fourth (steps.REST_ON_THE_FEET) it fell at 1.1-1.3 m and
+# 1.39-1.42 m (20.3-20.6 s in) and held every 1-2 cm over 1.43-2.3 m. With the fine step the paper's
+# sequence and the relevé after the one in fourth held every 2 cm over 1.1-1.5 m, and from every position on
+# either leg at 1.1-1.3 m every 5 cm and at 1.27 and 1.35 m (from first, second and third at 25 and 150 kg
+# too), the COM 1.2-1.9 cm inside in the last second of every step and the ball sliding 1 mm (2 mm at the
+# model's step). Taller dancers are integrated as before (at 1.65-2.3 m the fine step held too, the COM
+# within a millimetre or two of where it was).
+FINE_ON_ONE_TOE_BELOW = 1.5
 
 
 def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
