@@ -627,6 +627,22 @@ def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
 
 BALL_PAD = 0.01  # of the height: where the COM stands ahead of the balls on demi-pointe
 TOE_INWARD = 0.01  # m: on one toe the COM target's way in from the middle of the ball (see _com_target)
+# Below this height (m) the ticks on one toe (the relevé on one foot, the pivot) are integrated in
+# sim.FINE_STEPS steps, as on the balls of both feet. The contacts and the muscles are scaled with the body,
+# so their periods shorten with it (as sqrt(height / g)) while the model's step does not: as the heel rose
+# 2.5-2.7 s into the relevé a body of 1.1 m had its ball chatter on the floor (off the floor one tick in
+# three, the toe joint bouncing 5-10 mm), each bounce slid the ball back (6 cm in 0.6 s) and the dancer
+# tipped forward over it. At the model's step the relevé on one foot straight from a position fell at
+# 1.1-1.27 m (the paper's sequence at 1.1, 1.2, 1.25, 1.26 m, 11.4-11.7 s in; from the other positions on
+# either leg 13.3-13.8 s in, at some of 1.1-1.27 m) and held every 1 cm over 1.28-1.33 m and every 5 cm up
+# to 2.3; after the relevé on both feet in fourth (steps.REST_ON_THE_FEET) it fell at 1.1-1.3 m and
+# 1.39-1.42 m (20.3-20.6 s in) and held every 1-2 cm over 1.43-2.3 m. With the fine step the paper's
+# sequence and the relevé after the one in fourth held every 2 cm over 1.1-1.5 m, and from every position on
+# either leg at 1.1-1.3 m every 5 cm and at 1.27 and 1.35 m (from first, second and third at 25 and 150 kg
+# too), the COM 1.2-1.9 cm inside in the last second of every step and the ball sliding 1 mm (2 mm at the
+# model's step). Taller dancers are integrated as before (at 1.65-2.3 m the fine step held too, the COM
+# within a millimetre or two of where it was).
+FINE_ON_ONE_TOE_BELOW = 1.5
 
 
 def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
@@ -1092,6 +1108,8 @@ def perform_steps(
         com_floor = min(sim.rest_com_height, _standing_com_height(scratch, pose_vec),
                         _standing_com_height(scratch, prev_pose_vec))
         phase_ticks = int(round(phase.duration / CONTROL_DT))
+        fine = stance_jacobian is not None or (phase.toe_control and phase.stance != "both"
+                                               and body.height < FINE_ON_ONE_TOE_BELOW)
         turned = 0.0
         lean_joints: dict[str, float] = {}
         for side in stance:
@@ -1383,7 +1401,7 @@ def perform_steps(
                 last_cop = tuple((phase_target + rotate @ (np.array(last_cop) - phase_target)).tolist())
                 prev_target = phase_target + rotate @ (prev_target - phase_target)
                 stand_target = phase_target + rotate @ (stand_target - phase_target)
-            sim.apply(applied, fine=stance_jacobian is not None)
+            sim.apply(applied, fine=fine)
             last_applied = applied
             meas = sim.measure()
             tick += 1
