@@ -537,7 +537,6 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             mj.mj_comPos(m, d)
             rotation = d.xmat[toe].reshape(3, 3)
             points = [d.xpos[toe] + rotation @ tip for tip in tips]
-            under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
             for each, point in zip(jacs[:2], points, strict=True):
                 mj.mj_jac(m, d, each, None, point, toe)
             first, second = jacs[0][:, columns], jacs[1][:, columns]
@@ -546,10 +545,11 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             error[:3] = goal - 0.5 * (points[0] + points[1])
             error[3] = points[1][2] - points[0][2]
             if rows == 5:
+                under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
                 jac[4] = jacs[2][2, columns]
                 error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
-            if np.abs(error).max() < 1e-4:
+            if np.maximum.reduce(np.abs(error)) < 1e-4:
                 break
             step = np.linalg.solve(jac.T @ jac + damping, jac.T @ error)
             d.qpos[qadr[:rows]] += np.minimum(np.maximum(step, -0.05), 0.05)
@@ -1170,7 +1170,7 @@ def perform_steps(
             h = max(com_z - float(sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2]), 0.2)
             desired_x = com_x + gains.cop_com_position * (com_x - target_x) + gains.cop_com_velocity * vel_x
             desired_y = com_y + gains.cop_com_position * (com_y - target_y) + gains.cop_com_velocity * vel_y
-            hull = meas.hull.tolist()
+            hull = meas.hull_vertices
             if len(hull) >= 3:
                 desired_x, desired_y = clamp_xy_into_hull(desired_x, desired_y, hull,
                                                           0.1 * body.contact_radius)

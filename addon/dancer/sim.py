@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from .. import quaternions
 from .anthropometry import DancerError
 from .model import DancerBody
-from .support import convex_hull
+from .support import hull_vertices
 
 CONTROL_DT = 0.01
 _sum = np.add.reduce  # what ndarray.sum calls, less its Python wrapper (several sums a tick)
@@ -51,6 +51,7 @@ class Measurement:
     hull: NDArray[np.float64]
     in_contact: NDArray[np.bool_]
     total_normal_force: float
+    hull_vertices: list = field(default_factory=list)  # ``hull`` as (x, y) tuples, for plain-float use
 
 
 def mujoco_unavailable() -> str | None:
@@ -120,10 +121,12 @@ class DancerSim:
         for k, name in enumerate(CONTACT_BODIES):
             contact_body[m.geom_bodyid == self.body_ids[name]] = k
         self.contact_body = contact_body
-        # Which foot part (CONTACT_BODIES index, -1 for none) each pair of touching geoms belongs to:
-        # the geom that is not the floor's. One lookup a tick instead of a compare, a select and a gather.
+        # Which foot part (CONTACT_BODIES index; one past them for none) each pair of touching geoms
+        # belongs to: the geom that is not the floor's. One lookup a tick instead of a compare, a
+        # select and a gather.
         pair = np.arange(m.ngeom)
-        self.contact_owner = contact_body[np.where(pair[:, None] == self.floor, pair[None, :], pair[:, None])]
+        owner = contact_body[np.where(pair[:, None] == self.floor, pair[None, :], pair[:, None])]
+        self.contact_owner = np.where(owner >= 0, owner, len(CONTACT_BODIES))
         self.pyramid_cones = m.opt.cone == 0
         self.steps_per_tick = max(1, int(round(CONTROL_DT / m.opt.timestep)))
         self.targets = np.zeros(len(body.joints))
@@ -178,24 +181,33 @@ class DancerSim:
         com = d.subtree_com[self.root].copy()
         vel = d.subtree_linvel[self.root].copy()
         n = d.ncon
-        in_contact = np.zeros(len(CONTACT_BODIES), dtype=bool)
         if n == 0:
-            return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
+            return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)),
+                               np.zeros(len(CONTACT_BODIES), dtype=bool), 0.0)
         contact = d.contact  # each attribute access builds a wrapper: take it once
         geoms = contact.geom[:n]
         pos = contact.pos[:n]
         forces = self.normal_forces(n)
         owner = self.contact_owner[geoms[:, 0], geoms[:, 1]]
         pushing = forces > 1e-6
-        in_contact[owner[pushing & (owner >= 0)]] = True
-        forces, pos = forces[pushing], pos[pushing]
+        touching = np.zeros(len(CONTACT_BODIES) + 1, dtype=bool)  # the last: contacts of no foot
+        touching[owner[pushing]] = True
+        in_contact = touching[:-1]
+        if np.count_nonzero(pushing) < n:
+            forces, pos = forces[pushing], pos[pushing]
         total = float(_sum(forces))
         if total <= 1e-6:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
         cop = _sum(forces[:, None] * pos, axis=0) / total
         cop[2] = 0.0
-        hull = convex_hull(pos[:, :2])
-        return Measurement(com, vel, cop, hull, in_contact, total)
+        xy = pos[:, :2]
+        vertices = hull_vertices(xy.tolist())
+        if vertices is None:
+            hull = np.unique(xy, axis=0)
+            vertices = list(map(tuple, hull.tolist()))
+        else:
+            hull = np.array(vertices, dtype=np.float64)
+        return Measurement(com, vel, cop, hull, in_contact, total, vertices)
 
     def normal_forces(self, n: int) -> NDArray[np.float64]:
         """Normal force of each of the first ``n`` contacts, straight from the solver's forces.

@@ -36,10 +36,17 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
     Plain Python floats: for the dozen contact points of two feet this beats numpy's overhead.
     """
     arr = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    vertices = hull_vertices(arr.tolist())
+    return np.unique(arr, axis=0) if vertices is None else np.array(vertices, dtype=np.float64)
+
+
+def hull_vertices(points: list[list[float]]) -> list[tuple[float, float]] | None:
+    """:func:`convex_hull`'s vertices as (x, y) tuples for points given as a list of [x, y], or None
+    for fewer than three points (whose hull is the distinct points)."""
     # Duplicates need no removal: the chain pops any point with a zero turn.
-    pts = sorted(map(tuple, arr.tolist()))
+    pts = sorted(map(tuple, points))
     if len(pts) < 3:
-        return np.unique(arr, axis=0)
+        return None
 
     def half(seq: list) -> list:
         chain: list = []
@@ -54,7 +61,7 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
         return chain
 
     lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1], dtype=np.float64)
+    return lower[:-1] + upper[:-1]
 
 
 def polygon_area(hull: ArrayLike) -> float:
@@ -107,9 +114,9 @@ def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray
     return np.array(clamp_xy_into_hull(qx, qy, h.tolist(), margin))
 
 
-def clamp_xy_into_hull(qx: float, qy: float, verts: list[list[float]], margin: float) -> tuple[float, float]:
+def clamp_xy_into_hull(qx: float, qy: float, verts: list, margin: float) -> tuple[float, float]:
     """:func:`clamp_into_hull` of the point (``qx``, ``qy``) for a hull of three or more vertices given
-    as a list of [x, y]: the balance calls it every control tick, where numpy's overhead on the
+    as a list of (x, y): the balance calls it every control tick, where numpy's overhead on the
     conversions cost more than the arithmetic (plain floats throughout)."""
     n = len(verts)
     cx = sum([v[0] for v in verts]) / n
