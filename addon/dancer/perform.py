@@ -22,7 +22,7 @@ from .closed_chain import KNEE_HAIR, ClosedChain, level_frame, level_yaw
 from .closed_chain import SIDES as LEG_SIDES
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
-from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations, lean_for_shift
+from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations
 from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
 from .support import clamp_into_hull, convex_hull, polygon_area
 
@@ -451,10 +451,13 @@ TENDU_HEEL_CLEAR = 0.005  # m: the least the heel stays above the toes' aim (the
 
 def _tip_geoms(sim: DancerSim, side: str) -> tuple[int, NDArray[np.intp]]:
     """The ``side`` toe body and its two foremost contact geoms (the tip of the toes)."""
-    m = sim.model
-    toe = sim.body_ids[f"toe.{side}"]
-    ids = np.nonzero(m.geom_bodyid == toe)[0]
-    return toe, ids[np.argsort(m.geom_pos[ids, 0])[-2:]]
+    key = ("tip geoms", side)
+    if key not in sim.memo:
+        m = sim.model
+        toe = sim.body_ids[f"toe.{side}"]
+        ids = np.nonzero(m.geom_bodyid == toe)[0]
+        sim.memo[key] = toe, ids[np.argsort(m.geom_pos[ids, 0])[-2:]]
+    return sim.memo[key]
 
 
 def toe_tip(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
@@ -493,11 +496,14 @@ def _slide_goal(start: NDArray[np.float64], direction: NDArray[np.float64], hip:
 
 def _heel(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
     """The ``side`` foot body and the point in its frame under the back of the heel."""
-    m = sim.model
-    foot = sim.body_ids[f"foot.{side}"]
-    local = m.geom_pos[m.geom_bodyid == foot]
-    back = local[np.argsort(local[:, 0])[:2]]
-    return foot, back.mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
+    key = ("heel", side)
+    if key not in sim.memo:
+        m = sim.model
+        foot = sim.body_ids[f"foot.{side}"]
+        local = m.geom_pos[m.geom_bodyid == foot]
+        back = local[np.argsort(local[:, 0])[:2]]
+        sim.memo[key] = foot, back.mean(axis=0) - np.array([0.0, 0.0, sim.body.contact_radius])
+    return sim.memo[key]
 
 
 def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDArray[np.float64],
@@ -507,33 +513,46 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
     as in ``qpos``; where the heel would then come within TENDU_HEEL_CLEAR of the floor, the knee too,
     bent just enough to keep it there (damped least squares on MuJoCo's Jacobians)."""
     mj, m, d = scratch.mj, scratch.model, scratch.data
-    names = [f"thigh.{side}_x", f"thigh.{side}_y", f"foot.{side}_y", f"foot.{side}_x", f"shin.{side}_y"]
-    index = [scratch.index[n] for n in names]
-    dofs, qadr = scratch.dadr[index], scratch.qadr[index]
-    toe, tip_ids = _tip_geoms(scratch, side)
-    tips = m.geom_pos[tip_ids] - np.array([0.0, 0.0, scratch.body.contact_radius])
+    key = ("aim toe", side)
+    if key not in scratch.memo:
+        names = [f"thigh.{side}_x", f"thigh.{side}_y", f"foot.{side}_y", f"foot.{side}_x", f"shin.{side}_y"]
+        index = [scratch.index[n] for n in names]
+        toe, tip_ids = _tip_geoms(scratch, side)
+        scratch.memo[key] = (names, scratch.dadr[index], scratch.qadr[index], toe,
+                             m.geom_pos[tip_ids] - np.array([0.0, 0.0, scratch.body.contact_radius]))
+    names, dofs, qadr, toe, tips = scratch.memo[key]
     foot, heel = _heel(scratch, side)
     jacs = [np.zeros((3, m.nv)) for _ in range(3)]
     d.qpos[:] = qpos
     for rows in (4, 5):
+        # Only the aimed joints' columns of the Jacobians are used: taken before the arithmetic
+        # (elementwise, so the same numbers), the system and its error filled in place. Column-major
+        # as the gathered columns were: BLAS sums the normal matrix in another order for the other.
+        columns = dofs[:rows]
+        jac = np.empty((rows, rows), order="F")
+        error = np.empty(rows)
+        damping = 1e-3 * np.eye(rows)
         for _ in range(iterations):
             mj.mj_kinematics(m, d)
             mj.mj_comPos(m, d)
             rotation = d.xmat[toe].reshape(3, 3)
             points = [d.xpos[toe] + rotation @ tip for tip in tips]
             under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
-            for jac, point in zip(jacs[:2], points, strict=True):
-                mj.mj_jac(m, d, jac, None, point, toe)
-            jac = np.vstack([0.5 * (jacs[0] + jacs[1]), jacs[0][2] - jacs[1][2]])[:, dofs[:rows]]
-            error = np.append(goal - 0.5 * (points[0] + points[1]), points[1][2] - points[0][2])
+            for each, point in zip(jacs[:2], points, strict=True):
+                mj.mj_jac(m, d, each, None, point, toe)
+            first, second = jacs[0][:, columns], jacs[1][:, columns]
+            jac[:3] = 0.5 * (first + second)
+            jac[3] = first[2] - second[2]
+            error[:3] = goal - 0.5 * (points[0] + points[1])
+            error[3] = points[1][2] - points[0][2]
             if rows == 5:
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
-                jac = np.vstack([jac, jacs[2][2, dofs]])
-                error = np.append(error, goal[2] + TENDU_HEEL_CLEAR - under[2])
+                jac[4] = jacs[2][2, columns]
+                error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
             if np.abs(error).max() < 1e-4:
                 break
-            step = np.linalg.solve(jac.T @ jac + 1e-3 * np.eye(rows), jac.T @ error)
-            d.qpos[qadr[:rows]] += np.clip(step, -0.05, 0.05)
+            step = np.linalg.solve(jac.T @ jac + damping, jac.T @ error)
+            d.qpos[qadr[:rows]] += np.minimum(np.maximum(step, -0.05), 0.05)
             d.qpos[qadr[4]] = max(d.qpos[qadr[4]], KNEE_HAIR)
         mj.mj_kinematics(m, d)
         under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
@@ -608,6 +627,22 @@ def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
 
 BALL_PAD = 0.01  # of the height: where the COM stands ahead of the balls on demi-pointe
 TOE_INWARD = 0.01  # m: on one toe the COM target's way in from the middle of the ball (see _com_target)
+# Below this height (m) the ticks on one toe (the relevé on one foot, the pivot) are integrated in
+# sim.FINE_STEPS steps, as on the balls of both feet. The contacts and the muscles are scaled with the body,
+# so their periods shorten with it (as sqrt(height / g)) while the model's step does not: as the heel rose
+# 2.5-2.7 s into the relevé a body of 1.1 m had its ball chatter on the floor (off the floor one tick in
+# three, the toe joint bouncing 5-10 mm), each bounce slid the ball back (6 cm in 0.6 s) and the dancer
+# tipped forward over it. At the model's step the relevé on one foot straight from a position fell at
+# 1.1-1.27 m (the paper's sequence at 1.1, 1.2, 1.25, 1.26 m, 11.4-11.7 s in; from the other positions on
+# either leg 13.3-13.8 s in, at some of 1.1-1.27 m) and held every 1 cm over 1.28-1.33 m and every 5 cm up
+# to 2.3; after the relevé on both feet in fourth (steps.REST_ON_THE_FEET) it fell at 1.1-1.3 m and
+# 1.39-1.42 m (20.3-20.6 s in) and held every 1-2 cm over 1.43-2.3 m. With the fine step the paper's
+# sequence and the relevé after the one in fourth held every 2 cm over 1.1-1.5 m, and from every position on
+# either leg at 1.1-1.3 m every 5 cm and at 1.27 and 1.35 m (from first, second and third at 25 and 150 kg
+# too), the COM 1.2-1.9 cm inside in the last second of every step and the ball sliding 1 mm (2 mm at the
+# model's step). Taller dancers are integrated as before (at 1.65-2.3 m the fine step held too, the COM
+# within a millimetre or two of where it was).
+FINE_ON_ONE_TOE_BELOW = 1.5
 
 
 def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
@@ -737,7 +772,7 @@ def perform_steps(
     pelvis_trim = {"L": 0.0, "R": 0.0}
     trim_weights = {side: sim.lean_weights({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
     meas = sim.measure()
-    last_cop = meas.cop[:2].copy()
+    last_cop = tuple(meas.cop[:2].tolist())
     prev_pose_vec = base.copy()
     prev_target = meas.com[:2].copy()
     stand_target = prev_target
@@ -1074,6 +1109,8 @@ def perform_steps(
         com_floor = min(sim.rest_com_height, _standing_com_height(scratch, pose_vec),
                         _standing_com_height(scratch, prev_pose_vec))
         phase_ticks = int(round(phase.duration / CONTROL_DT))
+        fine = stance_jacobian is not None or (phase.toe_control and phase.stance != "both"
+                                               and body.height < FINE_ON_ONE_TOE_BELOW)
         turned = 0.0
         lean_joints: dict[str, float] = {}
         for side in stance:
@@ -1084,6 +1121,7 @@ def perform_steps(
         foot_y = [names.index(f"foot.{s}_y") for s in stance]
         toe_y = [names.index(f"toe.{s}_y") for s in stance]
         hip_weights = sim.lean_weights({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
+        foot_pivot, toe_pivot = sim.body_ids[f"foot.{stance[0]}"], sim.body_ids[f"toe.{stance[0]}"]
         small_polygon = 0.5 * foot_area[stance[0]]
         label = phase.label if k else labels[0]
         if phase.starts_step:
@@ -1111,8 +1149,12 @@ def perform_steps(
                 break
             a = _smooth((t_local - phase.pose_delay) / phase.pose_blend)
             b = _smooth(t_local / phase.target_blend)
-            target = (1 - b) * prev_target + b * phase_target
-            targets_log[tick] = target
+            # The balance's plane vectors (targets, COM, COP, their velocities) in plain floats: the
+            # same products and sums, in the same order, as the 2-element arrays they were, without
+            # numpy's overhead on each (a dozen operations a tick).
+            (prev_x, prev_y), (aim_x, aim_y) = prev_target.tolist(), phase_target.tolist()
+            target_x, target_y = (1 - b) * prev_x + b * aim_x, (1 - b) * prev_y + b * aim_y
+            targets_log[tick] = target_x, target_y
             base_now = (1 - a) * prev_pose_vec + a * pose_vec
             if use_via:
                 u = (t_local - phase.pose_delay) / phase.pose_blend
@@ -1120,22 +1162,29 @@ def perform_steps(
                 base_now = (1 - first) * prev_pose_vec + first * via_vec
                 base_now = (1 - second) * base_now + second * pose_vec
 
-            c, v = meas.com[:2], meas.com_velocity[:2]
+            com_x, com_y, com_z = meas.com.tolist()
+            vel_x, vel_y, _ = meas.com_velocity.tolist()
+            cop_x, cop_y, _ = meas.cop.tolist()
             toe_share = 0.0
             if phase.toe_control:
                 toe_share = 1.0 - a if phase.toe_release else a
-            pivot = f"toe.{stance[0]}" if toe_share > 0.5 else f"foot.{stance[0]}"
-            h = max(meas.com[2] - sim.data.xpos[sim.body_ids[pivot], 2], 0.2)
-            desired = c + gains.cop_com_position * (c - target) + gains.cop_com_velocity * v
+            h = max(com_z - float(sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2]), 0.2)
+            desired_x = com_x + gains.cop_com_position * (com_x - target_x) + gains.cop_com_velocity * vel_x
+            desired_y = com_y + gains.cop_com_position * (com_y - target_y) + gains.cop_com_velocity * vel_y
             if len(meas.hull) >= 3:
-                desired = clamp_into_hull(desired, meas.hull, 0.1 * body.contact_radius)
-            cop_velocity = (meas.cop[:2] - last_cop) / CONTROL_DT
-            last_cop = meas.cop[:2].copy()
+                desired_x, desired_y = clamp_into_hull((desired_x, desired_y), meas.hull,
+                                                       0.1 * body.contact_radius).tolist()
+            last_x, last_y = last_cop
+            cop_velocity_x, cop_velocity_y = (cop_x - last_x) / CONTROL_DT, (cop_y - last_y) / CONTROL_DT
+            last_cop = cop_x, cop_y
             tracking = gains.cop_tracking if phase.stance == "both" else gains.one_foot_tracking
             if stance_jacobian is not None:
                 tracking *= BALLS_TRACKING
-            shift = tracking * (meas.cop[:2] - desired) - gains.cop_damping * cop_velocity
-            lean += CONTROL_DT * lean_for_shift(shift, h)
+            shift_x = tracking * (cop_x - desired_x) - gains.cop_damping * cop_velocity_x
+            shift_y = tracking * (cop_y - desired_y) - gains.cop_damping * cop_velocity_y
+            # lean_for_shift's rotation, for the shift the COP's error asks for
+            lean[0] += CONTROL_DT * (-shift_y / h)
+            lean[1] += CONTROL_DT * (shift_x / h)
 
             weights = lean_weights.copy()
             weights[foot_y] = -(1.0 - toe_share)
@@ -1145,7 +1194,7 @@ def perform_steps(
             else:
                 offsets = sim.lean_offsets(lean, (lean_index, weights))
             if press_across is not None:
-                drift = float((c - target) @ press_across)
+                drift = float((np.array([com_x, com_y]) - np.array([target_x, target_y])) @ press_across)
                 heel_press += CONTROL_DT * HEEL_PRESS[1] * drift
                 press = HEEL_PRESS[0] * drift + heel_press
                 offsets[sim.index["foot.L_y"]] += max(press, 0.0)
@@ -1154,20 +1203,22 @@ def perform_steps(
             if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
-                shift = gains.hip_com * ((target - c) - 0.5 * v)
-                hip_lean += CONTROL_DT * lean_for_shift(shift, 0.4 * h)
+                shift_x = gains.hip_com * ((target_x - com_x) - 0.5 * vel_x)
+                shift_y = gains.hip_com * ((target_y - com_y) - 0.5 * vel_y)
+                hip_lean[0] += CONTROL_DT * (-shift_y / (0.4 * h))
+                hip_lean[1] += CONTROL_DT * (shift_x / (0.4 * h))
             if hip_lean.any():
-                offsets += sim.lean_offsets(hip_lean, hip_weights)
+                sim.add_lean(offsets, hip_lean, hip_weights)
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does. The
             # pelvis itself is stabilised by the hips turning with the ankles (the lean above):
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
-            up = sim.data.xmat[sim.root, [2, 5]]
-            offsets += sim.lean_offsets(np.array([-up[1], up[0]]), spine_weights)
+            up = sim.data.xmat[sim.root].tolist()
+            sim.add_lean(offsets, np.array([-up[5], up[2]]), spine_weights)
             if phase.stance != "both" and phase.level_pelvis:
                 # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
                 # free side otherwise), so the free leg's pose means the same over the floor.
                 # The trim stays on that hip afterwards: dropping it at once would tip the pelvis.
-                pelvis_trim[phase.stance] += CONTROL_DT * PELVIS_LEVEL * (-up[1])
+                pelvis_trim[phase.stance] += CONTROL_DT * PELVIS_LEVEL * (-up[5])
             elif phase.stance == "both":
                 # Back on both feet the pelvis may roll with the legs again: the trim fades, which
                 # also lowers a foot held above the floor onto its spot.
@@ -1175,7 +1226,7 @@ def perform_steps(
                     pelvis_trim[side] *= 1.0 - CONTROL_DT / TRIM_FADE
             for side, trim in pelvis_trim.items():
                 if trim:
-                    offsets += sim.lean_offsets(np.array([trim, 0.0]), trim_weights[side])
+                    sim.add_lean(offsets, np.array([trim, 0.0]), trim_weights[side])
             applied = base_now + offsets
             if slider is not None:
                 side, aimed, knee, lengths, mask = slider
@@ -1339,10 +1390,10 @@ def perform_steps(
                 c, s_ = np.cos(angle), np.sin(angle)
                 rotate = np.array([[c, -s_], [s_, c]])
                 lean, hip_lean = rotate @ lean, rotate @ hip_lean
-                last_cop = phase_target + rotate @ (last_cop - phase_target)
+                last_cop = tuple((phase_target + rotate @ (np.array(last_cop) - phase_target)).tolist())
                 prev_target = phase_target + rotate @ (prev_target - phase_target)
                 stand_target = phase_target + rotate @ (stand_target - phase_target)
-            sim.apply(applied, fine=stance_jacobian is not None)
+            sim.apply(applied, fine=fine)
             last_applied = applied
             meas = sim.measure()
             tick += 1

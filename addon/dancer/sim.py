@@ -119,10 +119,17 @@ class DancerSim:
         for k, name in enumerate(CONTACT_BODIES):
             contact_body[m.geom_bodyid == self.body_ids[name]] = k
         self.contact_body = contact_body
+        # Which foot part (CONTACT_BODIES index, -1 for none) each pair of touching geoms belongs to:
+        # the geom that is not the floor's. One lookup a tick instead of a compare, a select and a gather.
+        pair = np.arange(m.ngeom)
+        self.contact_owner = contact_body[np.where(pair[:, None] == self.floor, pair[None, :], pair[:, None])]
+        self.pyramid_cones = m.opt.cone == 0
         self.steps_per_tick = max(1, int(round(CONTROL_DT / m.opt.timestep)))
         self.targets = np.zeros(len(body.joints))
         self.rest_com_height = 0.0
         self._fine = None  # the model with a shorter step, for :meth:`apply`'s fine ticks
+        # Things the controllers derive from the (never modified) model, kept for the next tick.
+        self.memo: dict = {}
 
     # -- posing --------------------------------------------------------------------------------
 
@@ -177,16 +184,16 @@ class DancerSim:
         geoms = contact.geom[:n]
         pos = contact.pos[:n]
         forces = self.normal_forces(n)
-        other = np.where(geoms[:, 0] == self.floor, geoms[:, 1], geoms[:, 0])
-        owner = self.contact_body[other]
+        owner = self.contact_owner[geoms[:, 0], geoms[:, 1]]
         pushing = forces > 1e-6
         in_contact[owner[pushing & (owner >= 0)]] = True
-        total = float(forces[pushing].sum())
+        forces, pos = forces[pushing], pos[pushing]
+        total = float(forces.sum())
         if total <= 1e-6:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
-        cop = (forces[pushing, None] * pos[pushing]).sum(axis=0) / total
+        cop = (forces[:, None] * pos).sum(axis=0) / total
         cop[2] = 0.0
-        hull = convex_hull(pos[pushing, :2])
+        hull = convex_hull(pos[:, :2])
         return Measurement(com, vel, cop, hull, in_contact, total)
 
     def normal_forces(self, n: int) -> NDArray[np.float64]:
@@ -198,7 +205,7 @@ class DancerSim:
         d = self.data
         # The model has only condim-3 contacts and no other constraints, so the solver lists
         # each contact's four edge forces one after another: check the layout, then reshape.
-        if d.nefc == 4 * n and self.model.opt.cone == 0:
+        if d.nefc == 4 * n and self.pyramid_cones:
             return d.efc_force[: 4 * n].reshape(n, 4).sum(axis=1)
         forces = np.empty(n)
         wrench = np.zeros(6)
@@ -250,6 +257,14 @@ class DancerSim:
         axes = self.data.xaxis[self.jid[index]]
         offsets[index] = w * (lean[0] * axes[:, 0] + lean[1] * axes[:, 1])
         return offsets
+
+    def add_lean(self, offsets: NDArray[np.float64], lean: NDArray[np.float64],
+                 weights: tuple[NDArray[np.intp], NDArray[np.float64]]) -> None:
+        """``offsets += lean_offsets(lean, weights)`` (the same sums) without the full-length temporary:
+        a few joints, several times a control tick."""
+        index, w = weights
+        axes = self.data.xaxis[self.jid[index]]
+        offsets[index] += w * (lean[0] * axes[:, 0] + lean[1] * axes[:, 1])
 
     def body_quaternions(self) -> NDArray[np.float64]:
         return self.data.xquat.copy()

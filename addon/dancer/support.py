@@ -44,9 +44,10 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
     def half(seq: list) -> list:
         chain: list = []
         for q in seq:
+            qx, qy = q
             while len(chain) >= 2:
-                o, a = chain[-2], chain[-1]
-                if (a[0] - o[0]) * (q[1] - o[1]) - (a[1] - o[1]) * (q[0] - o[0]) > 1e-12:
+                (ox, oy), (ax, ay) = chain[-2], chain[-1]
+                if (ax - ox) * (qy - oy) - (ay - oy) * (qx - ox) > 1e-12:
                     break
                 chain.pop()
             chain.append(q)
@@ -99,20 +100,18 @@ def signed_distance_inside(point: ArrayLike, hull: ArrayLike) -> float:
 
 def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray[np.float64]:
     """``point`` pulled towards the hull's centroid until it is ``margin`` inside (or at the centroid)."""
-    qx, qy = (float(v) for v in np.asarray(point, dtype=np.float64)[:2])
+    qx, qy = np.asarray(point, dtype=np.float64)[:2].tolist()
     h = np.asarray(hull, dtype=np.float64)
     if len(h) < 3:
         return h.mean(axis=0) if len(h) else np.array([qx, qy])
     # Called every control tick on a handful of vertices: plain floats beat numpy's overhead.
     verts = h.tolist()
     n = len(verts)
-    cx = sum(v[0] for v in verts) / n
-    cy = sum(v[1] for v in verts) / n
+    cx = sum([v[0] for v in verts]) / n
+    cy = sum([v[1] for v in verts]) / n
     sx, sy = qx - cx, qy - cy
     scale = 1.0
-    for i in range(n):
-        ax, ay = verts[i]
-        bx, by = verts[(i + 1) % n]
+    for (ax, ay), (bx, by) in zip(verts, verts[1:] + verts[:1], strict=True):
         ex, ey = bx - ax, by - ay
         length = (ex * ex + ey * ey) ** 0.5
         if length <= _EPS:
