@@ -24,7 +24,7 @@ from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations
 from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
-from .support import clamp_into_hull, convex_hull, polygon_area
+from .support import clamp_xy_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 AIRBORNE_FALL = 0.1
@@ -758,7 +758,6 @@ def perform_steps(
     contact_log = np.zeros((n_ticks + 1, len(CONTACT_BODIES)), dtype=bool)
     quats = np.empty((n_ticks + 1, nb, 4))
     xpos = np.empty((n_ticks + 1, nb, 3))
-    root_pos = np.empty((n_ticks + 1, 3))
     polygons: list[NDArray[np.float64]] = []
     supports: list[str] = []
     step_times: list[tuple[str, float, float]] = []
@@ -770,7 +769,7 @@ def perform_steps(
     lean_now = np.zeros(len(body.joints))
     hip_lean = np.zeros(2)
     pelvis_trim = {"L": 0.0, "R": 0.0}
-    trim_weights = {side: sim.lean_weights({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
+    trim_terms = {side: sim.lean_terms({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
     meas = sim.measure()
     last_cop = tuple(meas.cop[:2].tolist())
     prev_pose_vec = base.copy()
@@ -786,7 +785,7 @@ def perform_steps(
     tick = 0
     phase_start = 0.0
     count = 0
-    spine_weights = sim.lean_weights({"spine_x": -1.0, "spine_y": -1.0})
+    spine_terms = sim.lean_terms({"spine_x": -1.0, "spine_y": -1.0})
     chain = ClosedChain(DancerSim(body))
     chain_legs = np.concatenate([chain.index[s] for s in LEG_SIDES])
     last_applied = base.copy()
@@ -1120,7 +1119,8 @@ def perform_steps(
         names = list(lean_joints)
         foot_y = [names.index(f"foot.{s}_y") for s in stance]
         toe_y = [names.index(f"toe.{s}_y") for s in stance]
-        hip_weights = sim.lean_weights({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
+        fixed_weights = None
+        hip_terms = sim.lean_terms({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
         foot_pivot, toe_pivot = sim.body_ids[f"foot.{stance[0]}"], sim.body_ids[f"toe.{stance[0]}"]
         small_polygon = 0.5 * foot_area[stance[0]]
         label = phase.label if k else labels[0]
@@ -1136,7 +1136,6 @@ def perform_steps(
             contact_log[tick] = meas.in_contact
             quats[tick] = sim.data.xquat
             xpos[tick] = sim.data.xpos
-            root_pos[tick] = sim.data.xpos[sim.root]
             polygons.append(meas.hull)
             supports.append(phase.stance)
             count = tick + 1
@@ -1171,9 +1170,10 @@ def perform_steps(
             h = max(com_z - float(sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2]), 0.2)
             desired_x = com_x + gains.cop_com_position * (com_x - target_x) + gains.cop_com_velocity * vel_x
             desired_y = com_y + gains.cop_com_position * (com_y - target_y) + gains.cop_com_velocity * vel_y
-            if len(meas.hull) >= 3:
-                desired_x, desired_y = clamp_into_hull((desired_x, desired_y), meas.hull,
-                                                       0.1 * body.contact_radius).tolist()
+            hull = meas.hull.tolist()
+            if len(hull) >= 3:
+                desired_x, desired_y = clamp_xy_into_hull(desired_x, desired_y, hull,
+                                                          0.1 * body.contact_radius)
             last_x, last_y = last_cop
             cop_velocity_x, cop_velocity_y = (cop_x - last_x) / CONTROL_DT, (cop_y - last_y) / CONTROL_DT
             last_cop = cop_x, cop_y
@@ -1186,9 +1186,14 @@ def perform_steps(
             lean[0] += CONTROL_DT * (-shift_y / h)
             lean[1] += CONTROL_DT * (shift_x / h)
 
-            weights = lean_weights.copy()
-            weights[foot_y] = -(1.0 - toe_share)
-            weights[toe_y] = -toe_share
+            if phase.toe_control or fixed_weights is None:
+                weights = lean_weights.copy()
+                weights[foot_y] = -(1.0 - toe_share)
+                weights[toe_y] = -toe_share
+                # Without the toe's control the share stays 0: the same weights all phase.
+                fixed_weights = None if phase.toe_control else weights
+            else:
+                weights = fixed_weights
             if stance_jacobian is not None:
                 offsets = stance_jacobian @ (h * np.array([lean[1], -lean[0]]))
             else:
@@ -1200,20 +1205,22 @@ def perform_steps(
                 offsets[sim.index["foot.L_y"]] += max(press, 0.0)
                 offsets[sim.index["foot.R_y"]] += max(-press, 0.0)
             lean_now = offsets.copy()
-            if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
+            if phase.stance != "both" and gains.hip_com > 0 and polygon_area(hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
                 shift_x = gains.hip_com * ((target_x - com_x) - 0.5 * vel_x)
                 shift_y = gains.hip_com * ((target_y - com_y) - 0.5 * vel_y)
                 hip_lean[0] += CONTROL_DT * (-shift_y / (0.4 * h))
                 hip_lean[1] += CONTROL_DT * (shift_x / (0.4 * h))
-            if hip_lean.any():
-                sim.add_lean(offsets, hip_lean, hip_weights)
+            leans = []
+            hip_x, hip_y = hip_lean.tolist()
+            if hip_x or hip_y:
+                leans.append((hip_x, hip_y, hip_terms))
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does. The
             # pelvis itself is stabilised by the hips turning with the ankles (the lean above):
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
             up = sim.data.xmat[sim.root].tolist()
-            sim.add_lean(offsets, np.array([-up[5], up[2]]), spine_weights)
+            leans.append((-up[5], up[2], spine_terms))
             if phase.stance != "both" and phase.level_pelvis:
                 # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
                 # free side otherwise), so the free leg's pose means the same over the floor.
@@ -1226,7 +1233,8 @@ def perform_steps(
                     pelvis_trim[side] *= 1.0 - CONTROL_DT / TRIM_FADE
             for side, trim in pelvis_trim.items():
                 if trim:
-                    sim.add_lean(offsets, np.array([trim, 0.0]), trim_weights[side])
+                    leans.append((trim, 0.0, trim_terms[side]))
+            sim.add_leans(offsets, leans)
             applied = base_now + offsets
             if slider is not None:
                 side, aimed, knee, lengths, mask = slider
@@ -1425,7 +1433,7 @@ def perform_steps(
         toe_tips[side] = xpos[:count, toe] + quaternions.rotate(quats[:count, toe], tip)
     result = Performance(
         tuple(labels), times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count],
-        step_times, fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
+        step_times, fell, fall_time, rotations, xpos[:count, sim.root].copy(), rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies}, supports=supports[:count],
         joint_positions=joint_positions, key_times=key_times, toe_tips=toe_tips)
     yield 1.0, "done"

@@ -32,6 +32,7 @@ from .model import DancerBody
 from .support import convex_hull
 
 CONTROL_DT = 0.01
+_sum = np.add.reduce  # what ndarray.sum calls, less its Python wrapper (several sums a tick)
 CONTACT_BODIES = ("foot.L", "toe.L", "foot.R", "toe.R")
 # On the balls of both feet a control tick is integrated in this many times as many steps: at the
 # model's step the damped ankle and toe actuators and the balls' contacts went unstable together
@@ -188,10 +189,10 @@ class DancerSim:
         pushing = forces > 1e-6
         in_contact[owner[pushing & (owner >= 0)]] = True
         forces, pos = forces[pushing], pos[pushing]
-        total = float(forces.sum())
+        total = float(_sum(forces))
         if total <= 1e-6:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
-        cop = (forces[:, None] * pos).sum(axis=0) / total
+        cop = _sum(forces[:, None] * pos, axis=0) / total
         cop[2] = 0.0
         hull = convex_hull(pos[:, :2])
         return Measurement(com, vel, cop, hull, in_contact, total)
@@ -206,7 +207,7 @@ class DancerSim:
         # The model has only condim-3 contacts and no other constraints, so the solver lists
         # each contact's four edge forces one after another: check the layout, then reshape.
         if d.nefc == 4 * n and self.pyramid_cones:
-            return d.efc_force[: 4 * n].reshape(n, 4).sum(axis=1)
+            return _sum(d.efc_force[: 4 * n].reshape(n, 4), axis=1)
         forces = np.empty(n)
         wrench = np.zeros(6)
         for i in range(n):
@@ -219,7 +220,7 @@ class DancerSim:
         a pose such as a grand plie is meant to lower it), or the chest tipped beyond 45 degrees."""
         d = self.data
         # One NaN or inf anywhere makes the sums non-finite: two reductions check everything.
-        if not math.isfinite(float(d.qpos.sum()) + float(d.qvel.sum())):
+        if not math.isfinite(float(_sum(d.qpos)) + float(_sum(d.qvel))):
             return True
         if meas.com[2] < 0.8 * (self.rest_com_height if com_height is None else com_height):
             return True
@@ -254,17 +255,29 @@ class DancerSim:
         """
         index, w = self.lean_weights(weights) if isinstance(weights, dict) else weights
         offsets = np.zeros(len(self.joint_names))
-        axes = self.data.xaxis[self.jid[index]]
-        offsets[index] = w * (lean[0] * axes[:, 0] + lean[1] * axes[:, 1])
+        # Plain floats for the handful of joints, the same products and sums as the array form.
+        x, y = float(lean[0]), float(lean[1])
+        rows = self.data.xaxis[self.jid[index]].tolist()
+        offsets[index] = [weight * (x * axis[0] + y * axis[1])
+                          for weight, axis in zip(w.tolist(), rows, strict=True)]
         return offsets
 
-    def add_lean(self, offsets: NDArray[np.float64], lean: NDArray[np.float64],
-                 weights: tuple[NDArray[np.intp], NDArray[np.float64]]) -> None:
-        """``offsets += lean_offsets(lean, weights)`` (the same sums) without the full-length temporary:
-        a few joints, several times a control tick."""
-        index, w = weights
-        axes = self.data.xaxis[self.jid[index]]
-        offsets[index] += w * (lean[0] * axes[:, 0] + lean[1] * axes[:, 1])
+    def lean_terms(self, weights: dict[str, float]) -> list[tuple[int, int, float]]:
+        """(joint index, joint id, weight) per joint of ``weights``, for :meth:`add_leans`."""
+        return [(self.index[name], int(self.jid[self.index[name]]), float(w)) for name, w in weights.items()]
+
+    def add_leans(self, offsets: NDArray[np.float64],
+                  leans: list[tuple[float, float, list[tuple[int, int, float]]]]) -> None:
+        """``offsets += lean_offsets((x, y), terms)`` for each ``(x, y, terms)`` in turn (the same
+        products and sums, joint by joint): two or three leans of a joint or two, every control
+        tick, where numpy's per-call overhead is most of the cost."""
+        rows = self.data.xaxis[[jid for _, _, terms in leans for _, jid, _ in terms]].tolist()
+        k = 0
+        for x, y, terms in leans:
+            for index, _, w in terms:
+                axis = rows[k]
+                offsets[index] += w * (x * axis[0] + y * axis[1])
+                k += 1
 
     def body_quaternions(self) -> NDArray[np.float64]:
         return self.data.xquat.copy()

@@ -59,7 +59,7 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
 
 def polygon_area(hull: ArrayLike) -> float:
     """Area of a counter-clockwise polygon (shoelace); 0 for fewer than three points."""
-    points = np.asarray(hull, dtype=np.float64).reshape(-1, 2).tolist()
+    points = hull if isinstance(hull, list) else np.asarray(hull, dtype=np.float64).reshape(-1, 2).tolist()
     if len(points) < 3:
         return 0.0
     # Plain floats: a handful of vertices every control tick.
@@ -104,8 +104,13 @@ def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray
     h = np.asarray(hull, dtype=np.float64)
     if len(h) < 3:
         return h.mean(axis=0) if len(h) else np.array([qx, qy])
-    # Called every control tick on a handful of vertices: plain floats beat numpy's overhead.
-    verts = h.tolist()
+    return np.array(clamp_xy_into_hull(qx, qy, h.tolist(), margin))
+
+
+def clamp_xy_into_hull(qx: float, qy: float, verts: list[list[float]], margin: float) -> tuple[float, float]:
+    """:func:`clamp_into_hull` of the point (``qx``, ``qy``) for a hull of three or more vertices given
+    as a list of [x, y]: the balance calls it every control tick, where numpy's overhead on the
+    conversions cost more than the arithmetic (plain floats throughout)."""
     n = len(verts)
     cx = sum([v[0] for v in verts]) / n
     cy = sum([v[1] for v in verts]) / n
@@ -123,4 +128,4 @@ def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray
             depth = (cx - ax) * nx + (cy - ay) * ny - margin
             scale = min(scale, depth / -rate)
     scale = max(scale, 0.0)
-    return np.array([cx + scale * sx, cy + scale * sy])
+    return cx + scale * sx, cy + scale * sy
