@@ -100,7 +100,21 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # back as it landed (the foot lifted, the front heel came up); with the COM held where the upright weight
 # shift left it, the foot reached its place but the landing leg pushed like a strut and the dancer fell
 # forward at all four heights (also set down with the weight kept over the front foot); taking 14 s it fell
-# at 1.65 and 2.0 m, 18 s at 2.0 m (12.9 s, as the foot landed). Into fourth the right foot goes forward
+# at 1.65 and 2.0 m, 18 s at 2.0 m (12.9 s, as the foot landed). Why from first and not from third and fifth
+# (session 11): the carry phase names fourth, so the COM target over the supporting foot jumps from first's
+# share of the way to the middle of the foot (perform.SUPPORT_SHARE, 0.5) to fourth's (1.0), 4 cm forward
+# and 3 cm out, as the carry starts; the carry's leg angles are solved once then, and the pelvis followed
+# the target 6 cm forward during it (third and fifth hold the same share on both sides: no jump). Kept at
+# first's share over the carry, the foot came down 1-2 cm short but its heel came up as it landed and the
+# dancer fell forward and out (1.65 m, 10.9 s). Brought over the middle of the foot first (1-4 s on both
+# feet, then lifted and carried at fourth's share) the change completed at 1.1-2.0 m in 46 of 48 runs (those
+# seconds, the change in 10 or 12 s; two fell, 13.8 and 16.2 s), but the feet ended 0.3-4.9 cm off fourth's
+# places, not smooth in the timing, and a weight shift onto the left foot after it ended with the COM
+# 1.9-9.6 cm outside at 1.1 and 1.3 m: the carry still ends 3-6 cm short (at 2.0 m 5.5 cm: the pelvis
+# pitches 2.4 degrees and moves 1.8 cm forward while the leg follows its targets within 0.01 rad), the chain
+# then takes the foot there as it lands and it bounced up to 9 cm past and slid 2-3 cm. Planned from the
+# pelvis moved so the COM stays put, the carry ended closer (2.0 m: 3.7 cm short) but 6 of 24 such runs fell
+# (at 1.65 and 2.0 m, 12.1-14.8 s). Into fourth the right foot goes forward
 # from first, third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
 # SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
 # perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
@@ -250,7 +264,16 @@ BACK_FOOT_TENDU_AFTER_A_PLIE = {
 # shift, first 16.3): the carried foot swung 15 cm up and on to 27 cm behind the supporting foot, and the
 # dancer fell backwards. Into fifth from there it held, and so do these changes when first or third was not
 # reached from fourth. Re-tried after the lean reset (session 10): fourth, first, weight shift, third still
-# falls at 1.1-2.0 m (14.2-15.0 s), fourth, third, weight shift, first at 1.65 m (16.3 s).
+# falls at 1.1-2.0 m (14.2-15.0 s), fourth, third, weight shift, first at 1.65 m (16.3 s). The same at
+# 253600e (session 11). Into third the carry starts like the one straight from first (COM, pelvis and foot
+# within 1 cm a second in) until the foot passes the supporting ankle: the COM then stops 2 cm ahead of that
+# ankle with the COP ahead of it while the target has jumped to 7 cm (first's share to third's, see the
+# change from first into fourth above), goes back, and the foot overshoots to 24-39 cm behind. First's pose
+# names no hip flexion, so after the change from fourth the supporting hip's target kept the one the change
+# left (0.18 rad, 0 in a fresh first) and blended to it during the carry, pitching the pelvis 9 degrees; set
+# to 0 (tried, not kept), the pitch stays 1-2.5 degrees but the dancer still fell (14.3-14.8 s). Carried at
+# first's share it still fell (and the change from fourth into first fell at 1.1 m, 7.8 s); brought over the
+# middle of the foot first (2 s), it fell 2 s later at 1.1-1.65 m and held at 2.0.
 LEFT_AFTER_FOURTH_FALLS = {
     name: "the carried foot swung 15 cm up and 27 cm behind the supporting foot and the dancer fell backwards"
     for name in ("first_position", "third_position")
