@@ -24,7 +24,7 @@ from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations
 from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
-from .support import clamp_into_hull, convex_hull, polygon_area
+from .support import clamp_xy_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 AIRBORNE_FALL = 0.1
@@ -553,7 +553,6 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             mj.mj_comPos(m, d)
             rotation = d.xmat[toe].reshape(3, 3)
             points = [d.xpos[toe] + rotation @ tip for tip in tips]
-            under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
             for each, point in zip(jacs[:2], points, strict=True):
                 mj.mj_jac(m, d, each, None, point, toe)
             first, second = jacs[0][:, columns], jacs[1][:, columns]
@@ -562,10 +561,11 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             error[:3] = goal - 0.5 * (points[0] + points[1])
             error[3] = points[1][2] - points[0][2]
             if rows == 5:
+                under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
                 jac[4] = jacs[2][2, columns]
                 error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
-            if np.abs(error).max() < 1e-4:
+            if np.maximum.reduce(np.abs(error)) < 1e-4:
                 break
             step = np.linalg.solve(jac.T @ jac + damping, jac.T @ error)
             d.qpos[qadr[:rows]] += np.minimum(np.maximum(step, -0.05), 0.05)
@@ -643,6 +643,22 @@ def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
 
 BALL_PAD = 0.01  # of the height: where the COM stands ahead of the balls on demi-pointe
 TOE_INWARD = 0.01  # m: on one toe the COM target's way in from the middle of the ball (see _com_target)
+# Below this height (m) the ticks on one toe (the relevé on one foot, the pivot) are integrated in
+# sim.FINE_STEPS steps, as on the balls of both feet. The contacts and the muscles are scaled with the body,
+# so their periods shorten with it (as sqrt(height / g)) while the model's step does not: as the heel rose
+# 2.5-2.7 s into the relevé a body of 1.1 m had its ball chatter on the floor (off the floor one tick in
+# three, the toe joint bouncing 5-10 mm), each bounce slid the ball back (6 cm in 0.6 s) and the dancer
+# tipped forward over it. At the model's step the relevé on one foot straight from a position fell at
+# 1.1-1.27 m (the paper's sequence at 1.1, 1.2, 1.25, 1.26 m, 11.4-11.7 s in; from the other positions on
+# either leg 13.3-13.8 s in, at some of 1.1-1.27 m) and held every 1 cm over 1.28-1.33 m and every 5 cm up
+# to 2.3; after the relevé on both feet in fourth (steps.REST_ON_THE_FEET) it fell at 1.1-1.3 m and
+# 1.39-1.42 m (20.3-20.6 s in) and held every 1-2 cm over 1.43-2.3 m. With the fine step the paper's
+# sequence and the relevé after the one in fourth held every 2 cm over 1.1-1.5 m, and from every position on
+# either leg at 1.1-1.3 m every 5 cm and at 1.27 and 1.35 m (from first, second and third at 25 and 150 kg
+# too), the COM 1.2-1.9 cm inside in the last second of every step and the ball sliding 1 mm (2 mm at the
+# model's step). Taller dancers are integrated as before (at 1.65-2.3 m the fine step held too, the COM
+# within a millimetre or two of where it was).
+FINE_ON_ONE_TOE_BELOW = 1.5
 
 
 def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
@@ -758,7 +774,6 @@ def perform_steps(
     contact_log = np.zeros((n_ticks + 1, len(CONTACT_BODIES)), dtype=bool)
     quats = np.empty((n_ticks + 1, nb, 4))
     xpos = np.empty((n_ticks + 1, nb, 3))
-    root_pos = np.empty((n_ticks + 1, 3))
     polygons: list[NDArray[np.float64]] = []
     supports: list[str] = []
     step_times: list[tuple[str, float, float]] = []
@@ -770,7 +785,7 @@ def perform_steps(
     lean_now = np.zeros(len(body.joints))
     hip_lean = np.zeros(2)
     pelvis_trim = {"L": 0.0, "R": 0.0}
-    trim_weights = {side: sim.lean_weights({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
+    trim_terms = {side: sim.lean_terms({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
     meas = sim.measure()
     last_cop = tuple(meas.cop[:2].tolist())
     prev_pose_vec = base.copy()
@@ -786,7 +801,7 @@ def perform_steps(
     tick = 0
     phase_start = 0.0
     count = 0
-    spine_weights = sim.lean_weights({"spine_x": -1.0, "spine_y": -1.0})
+    spine_terms = sim.lean_terms({"spine_x": -1.0, "spine_y": -1.0})
     chain = ClosedChain(DancerSim(body))
     chain_legs = np.concatenate([chain.index[s] for s in LEG_SIDES])
     last_applied = base.copy()
@@ -1114,6 +1129,8 @@ def perform_steps(
         com_floor = min(sim.rest_com_height, _standing_com_height(scratch, pose_vec),
                         _standing_com_height(scratch, prev_pose_vec))
         phase_ticks = int(round(phase.duration / CONTROL_DT))
+        fine = stance_jacobian is not None or (phase.toe_control and phase.stance != "both"
+                                               and body.height < FINE_ON_ONE_TOE_BELOW)
         turned = 0.0
         lean_joints: dict[str, float] = {}
         for side in stance:
@@ -1123,7 +1140,8 @@ def perform_steps(
         names = list(lean_joints)
         foot_y = [names.index(f"foot.{s}_y") for s in stance]
         toe_y = [names.index(f"toe.{s}_y") for s in stance]
-        hip_weights = sim.lean_weights({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
+        fixed_weights = None
+        hip_terms = sim.lean_terms({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
         foot_pivot, toe_pivot = sim.body_ids[f"foot.{stance[0]}"], sim.body_ids[f"toe.{stance[0]}"]
         small_polygon = 0.5 * foot_area[stance[0]]
         label = phase.label if k else labels[0]
@@ -1139,7 +1157,6 @@ def perform_steps(
             contact_log[tick] = meas.in_contact
             quats[tick] = sim.data.xquat
             xpos[tick] = sim.data.xpos
-            root_pos[tick] = sim.data.xpos[sim.root]
             polygons.append(meas.hull)
             supports.append(phase.stance)
             count = tick + 1
@@ -1174,9 +1191,10 @@ def perform_steps(
             h = max(com_z - float(sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2]), 0.2)
             desired_x = com_x + gains.cop_com_position * (com_x - target_x) + gains.cop_com_velocity * vel_x
             desired_y = com_y + gains.cop_com_position * (com_y - target_y) + gains.cop_com_velocity * vel_y
-            if len(meas.hull) >= 3:
-                desired_x, desired_y = clamp_into_hull((desired_x, desired_y), meas.hull,
-                                                       0.1 * body.contact_radius).tolist()
+            hull = meas.hull_vertices
+            if len(hull) >= 3:
+                desired_x, desired_y = clamp_xy_into_hull(desired_x, desired_y, hull,
+                                                          0.1 * body.contact_radius)
             last_x, last_y = last_cop
             cop_velocity_x, cop_velocity_y = (cop_x - last_x) / CONTROL_DT, (cop_y - last_y) / CONTROL_DT
             last_cop = cop_x, cop_y
@@ -1189,9 +1207,14 @@ def perform_steps(
             lean[0] += CONTROL_DT * (-shift_y / h)
             lean[1] += CONTROL_DT * (shift_x / h)
 
-            weights = lean_weights.copy()
-            weights[foot_y] = -(1.0 - toe_share)
-            weights[toe_y] = -toe_share
+            if phase.toe_control or fixed_weights is None:
+                weights = lean_weights.copy()
+                weights[foot_y] = -(1.0 - toe_share)
+                weights[toe_y] = -toe_share
+                # Without the toe's control the share stays 0: the same weights all phase.
+                fixed_weights = None if phase.toe_control else weights
+            else:
+                weights = fixed_weights
             if stance_jacobian is not None:
                 offsets = stance_jacobian @ (h * np.array([lean[1], -lean[0]]))
             else:
@@ -1203,20 +1226,22 @@ def perform_steps(
                 offsets[sim.index["foot.L_y"]] += max(press, 0.0)
                 offsets[sim.index["foot.R_y"]] += max(-press, 0.0)
             lean_now = offsets.copy()
-            if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
+            if phase.stance != "both" and gains.hip_com > 0 and polygon_area(hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
                 shift_x = gains.hip_com * ((target_x - com_x) - 0.5 * vel_x)
                 shift_y = gains.hip_com * ((target_y - com_y) - 0.5 * vel_y)
                 hip_lean[0] += CONTROL_DT * (-shift_y / (0.4 * h))
                 hip_lean[1] += CONTROL_DT * (shift_x / (0.4 * h))
-            if hip_lean.any():
-                sim.add_lean(offsets, hip_lean, hip_weights)
+            leans = []
+            hip_x, hip_y = hip_lean.tolist()
+            if hip_x or hip_y:
+                leans.append((hip_x, hip_y, hip_terms))
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does. The
             # pelvis itself is stabilised by the hips turning with the ankles (the lean above):
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
             up = sim.data.xmat[sim.root].tolist()
-            sim.add_lean(offsets, np.array([-up[5], up[2]]), spine_weights)
+            leans.append((-up[5], up[2], spine_terms))
             if phase.stance != "both" and phase.level_pelvis:
                 # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
                 # free side otherwise), so the free leg's pose means the same over the floor.
@@ -1229,7 +1254,8 @@ def perform_steps(
                     pelvis_trim[side] *= 1.0 - CONTROL_DT / TRIM_FADE
             for side, trim in pelvis_trim.items():
                 if trim:
-                    sim.add_lean(offsets, np.array([trim, 0.0]), trim_weights[side])
+                    leans.append((trim, 0.0, trim_terms[side]))
+            sim.add_leans(offsets, leans)
             applied = base_now + offsets
             if slider is not None:
                 side, aimed, knee, lengths, mask = slider
@@ -1399,7 +1425,7 @@ def perform_steps(
                 last_cop = tuple((phase_target + rotate @ (np.array(last_cop) - phase_target)).tolist())
                 prev_target = phase_target + rotate @ (prev_target - phase_target)
                 stand_target = phase_target + rotate @ (stand_target - phase_target)
-            sim.apply(applied, fine=stance_jacobian is not None)
+            sim.apply(applied, fine=fine)
             last_applied = applied
             meas = sim.measure()
             tick += 1
@@ -1431,7 +1457,7 @@ def perform_steps(
         toe_tips[side] = xpos[:count, toe] + quaternions.rotate(quats[:count, toe], tip)
     result = Performance(
         tuple(labels), times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count],
-        step_times, fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
+        step_times, fell, fall_time, rotations, xpos[:count, sim.root].copy(), rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies}, supports=supports[:count],
         joint_positions=joint_positions, key_times=key_times, toe_tips=toe_tips)
     yield 1.0, "done"
