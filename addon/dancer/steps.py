@@ -162,11 +162,12 @@ TRANSITIONS = frozenset(
 # the pelvis 7 cm low), the foot coming back rolled the pelvis, the one-foot pelvis trim wound up to 39
 # degrees and pitched it as far, and levelled again at once as the chain closed the foot the dancer fell
 # (10.7 s in at 1.65 m). Same rules after it as after the front foot's, and not standing again after it
-# (AFTER_THE_TENDU_BY_CHAIN_FALLS). Its tendu to the side so too holds straight from the position (1.2-4.9
-# cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m) but not yet in what may come before and after it: the
-# weight shift onto the front foot after it fell after standing again at 1.1 and 1.15 m (19.7, 18.7 s in)
-# and ended 17.9 cm outside the polygon at 1.25 m after a weight shift onto the back foot and back, after
-# which the tendu itself ended 14.8 cm outside at 1.1 m.
+# (AFTER_THE_TENDU_BY_CHAIN_FALLS). Its tendu to the side so too (before: fell 8.8 s in at 1.65 m, as the
+# foot slid back in): straight from the position 1.2-4.9 cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m,
+# but refused at 1.1-1.25 m (TENDU_FROM_BOTH_FEET_FAILS_AT): the weight shift onto the front foot after it
+# fell after standing again at 1.1 and 1.15 m (19.7, 18.7 s in) and ended 17.9 cm outside the polygon at
+# 1.25 m after a weight shift onto the back foot and back, after which the tendu itself ended 14.8 cm
+# outside at 1.1 m.
 # The tendus that would pass through the other foot's place, the front foot's back and the back foot's front,
 # are refused as no tendu from fourth (TENDU_CROSSING_FELL has what they did).
 TENDU_CROSSING_FELL = {
@@ -179,7 +180,7 @@ TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
     "second_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
-    "fourth_position": frozenset({("front", "R"), ("side", "R"), ("back", "L")}),
+    "fourth_position": frozenset({("front", "R"), ("side", "R"), ("side", "L"), ("back", "L")}),
     "fifth_position": _EITHER_FOOT_TENDUS,
 }
 # Where a tendu from both feet goes onto the supporting foot and closes back by the closed chain although
@@ -715,10 +716,15 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # Straight from the position only: after the change into fifth from second the tendu to the side holds at
 # 1.1 m (test_dancer_perform's AFTER_SECOND_TO_FIFTH).
 # In fourth the back (left) foot's tendu back after standing again there ended 1.1 m tall with the weight
-# shift onto the front foot after it 13.6 cm outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside; straight from
-# the position, after a weight shift and back and after the changes into fourth it held at 1.1 m too).
+# shift onto the front foot after it 13.6 cm outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside; straight
+# from the position, after a weight shift and back and after the changes into fourth it held at 1.1 m too).
+# Keyed by the direction too, refused after a change as well: the back foot's tendu to the side in fourth
+# (see TENDU_FROM_BOTH_FEET; after the change from first at 1.1 m the weight shift after it ended 9.4 cm
+# outside; at 1.3-2.0 m 1.3-6.0 cm inside after standing, a weight shift and back, the changes from first,
+# third and fifth, and in the steps after it).
 TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25),
-                                 ("fourth_position", "L"): (1.1,)}
+                                 ("fourth_position", "L"): (1.1,),
+                                 ("fourth_position", "L", "side"): (1.1, 1.15, 1.2, 1.25)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
@@ -1052,6 +1058,7 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
         fails_at = () if state.changed else TENDU_FROM_BOTH_FEET_FAILS_AT.get((state.position, working), ())
+        fails_at = TENDU_FROM_BOTH_FEET_FAILS_AT.get((state.position, working, direction), fails_at)
         if _fell_near(height, fails_at):
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet for a dancer {height:g} m tall (at "
