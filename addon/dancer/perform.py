@@ -24,7 +24,7 @@ from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations
 from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
-from .support import clamp_into_hull, convex_hull, polygon_area
+from .support import clamp_xy_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
 AIRBORNE_FALL = 0.1
@@ -363,9 +363,12 @@ def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[st
 
 def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.float64],
                   pelvis: NDArray[np.float64], quat: NDArray[np.float64], side: str,
-                  spot: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+                  spot: tuple[NDArray[np.float64], NDArray[np.float64]],
+                  held: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """``targets`` with the ``side`` leg's joints standing its foot on ``spot`` with the knee a hair
-    bent, the pelvis level where it is in x and y and as high as that leg reaches.
+    bent, the pelvis level where it is in x and y and as high as that leg reaches; with ``held`` (a
+    point the other, free foot's ankle is held at) no higher than the free leg reaches it with
+    HOVER_REACH of its reach.
 
     From second position the closed chain leaves the supporting knee bent by 45 degrees (the other
     foot, far out, holds the pelvis down): free-leg poses written for a straight supporting leg
@@ -376,6 +379,12 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
     ankle, frame = spot
     across = min(float(np.hypot(*(pelvis[:2] + hip[:2] - ankle[:2]))), 0.98 * chain.reach[side])
     height = ankle[2] + np.sqrt(chain.reach[side] ** 2 - across ** 2) - hip[2]
+    if held is not None:
+        free = other(side)
+        free_hip = rotation @ chain.hip_offset[free]
+        reach = HOVER_REACH * chain.reach[free]
+        far = min(float(np.hypot(*(pelvis[:2] + free_hip[:2] - held[:2]))), reach)
+        height = min(height, held[2] + np.sqrt(reach ** 2 - far ** 2) - free_hip[2])
     qpos = scratch.data.qpos.copy()
     qpos[0:3] = (pelvis[0], pelvis[1], height)
     qpos[3:7] = level
@@ -387,6 +396,13 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
 
 
 HOVER_KNEE = 0.3  # rad: the least knee bend a foot brought back over its spot is solved from
+# Of the free leg's reach: the farthest from its hip a foot held over its spot is aimed, after the supporting
+# leg straightened (steps.HELD_OVER_ITS_SPOT: the back foot of fourth, the weight 7 cm ahead of the front
+# ankle). Straightened as high as the supporting leg reached, the back foot's spot was beyond the free leg's
+# reach: the IK solving the leg back over it wound off (joints at 2500 degrees), the leg swung through the
+# front foot and the dancer fell (11.0 s in at 1.65 m). The supporting leg straightens no higher than this
+# lets the free leg reach its spot, and the foot is aimed no farther.
+HOVER_REACH = 0.97
 HOVER_STRAY = 1.5  # rad: the most a joint of that solution moves from where it was solved from
 TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
 TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
@@ -537,7 +553,6 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             mj.mj_comPos(m, d)
             rotation = d.xmat[toe].reshape(3, 3)
             points = [d.xpos[toe] + rotation @ tip for tip in tips]
-            under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
             for each, point in zip(jacs[:2], points, strict=True):
                 mj.mj_jac(m, d, each, None, point, toe)
             first, second = jacs[0][:, columns], jacs[1][:, columns]
@@ -546,10 +561,11 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             error[:3] = goal - 0.5 * (points[0] + points[1])
             error[3] = points[1][2] - points[0][2]
             if rows == 5:
+                under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
                 jac[4] = jacs[2][2, columns]
                 error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
-            if np.abs(error).max() < 1e-4:
+            if np.maximum.reduce(np.abs(error)) < 1e-4:
                 break
             step = np.linalg.solve(jac.T @ jac + damping, jac.T @ error)
             d.qpos[qadr[:rows]] += np.minimum(np.maximum(step, -0.05), 0.05)
@@ -758,7 +774,6 @@ def perform_steps(
     contact_log = np.zeros((n_ticks + 1, len(CONTACT_BODIES)), dtype=bool)
     quats = np.empty((n_ticks + 1, nb, 4))
     xpos = np.empty((n_ticks + 1, nb, 3))
-    root_pos = np.empty((n_ticks + 1, 3))
     polygons: list[NDArray[np.float64]] = []
     supports: list[str] = []
     step_times: list[tuple[str, float, float]] = []
@@ -770,7 +785,7 @@ def perform_steps(
     lean_now = np.zeros(len(body.joints))
     hip_lean = np.zeros(2)
     pelvis_trim = {"L": 0.0, "R": 0.0}
-    trim_weights = {side: sim.lean_weights({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
+    trim_terms = {side: sim.lean_terms({f"thigh.{side}_x": 1.0}) for side in ("L", "R")}
     meas = sim.measure()
     last_cop = tuple(meas.cop[:2].tolist())
     prev_pose_vec = base.copy()
@@ -786,7 +801,7 @@ def perform_steps(
     tick = 0
     phase_start = 0.0
     count = 0
-    spine_weights = sim.lean_weights({"spine_x": -1.0, "spine_y": -1.0})
+    spine_terms = sim.lean_terms({"spine_x": -1.0, "spine_y": -1.0})
     chain = ClosedChain(DancerSim(body))
     chain_legs = np.concatenate([chain.index[s] for s in LEG_SIDES])
     last_applied = base.copy()
@@ -1007,15 +1022,20 @@ def perform_steps(
                     start = sim.data.qpos.copy()
                     legs = leg_mask(side)
                     start[sim.qadr[legs]] = step_start_vec[legs]
-                    placed = _place_foot(scratch, start, side,
-                                         ankle + np.array([0.0, 0.0, phase.land]), frame,
-                                         knee_forward=HOVER_KNEE)
+                    aim = ankle + np.array([0.0, 0.0, phase.land])
+                    if straightened is not None:
+                        # Over a straightened supporting leg the spot may be beyond reach (see HOVER_REACH).
+                        hip = sim.data.xpos[sim.body_ids[f"thigh.{side}"]]
+                        far = float(np.linalg.norm(aim - hip))
+                        reach = HOVER_REACH * chain.reach[side]
+                        if far > reach:
+                            aim = hip + (aim - hip) * (reach / far)
+                    placed = _place_foot(scratch, start, side, aim, frame, knee_forward=HOVER_KNEE)
                     strayed = max(abs(v - start[sim.qadr[sim.index[n]]]) for n, v in placed.items())
                     if strayed > HOVER_STRAY:
                         # From there the solution wound off to another branch (the hip's twist
                         # 13 rad, in second after a grand plie): solved from the leg as it is now.
-                        placed = _place_foot(scratch, sim.data.qpos.copy(), side,
-                                             ankle + np.array([0.0, 0.0, phase.land]), frame,
+                        placed = _place_foot(scratch, sim.data.qpos.copy(), side, aim, frame,
                                              knee_forward=HOVER_KNEE)
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
@@ -1120,7 +1140,8 @@ def perform_steps(
         names = list(lean_joints)
         foot_y = [names.index(f"foot.{s}_y") for s in stance]
         toe_y = [names.index(f"toe.{s}_y") for s in stance]
-        hip_weights = sim.lean_weights({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
+        fixed_weights = None
+        hip_terms = sim.lean_terms({f"thigh.{stance[0]}_x": -1.0, f"thigh.{stance[0]}_y": -1.0})
         foot_pivot, toe_pivot = sim.body_ids[f"foot.{stance[0]}"], sim.body_ids[f"toe.{stance[0]}"]
         small_polygon = 0.5 * foot_area[stance[0]]
         label = phase.label if k else labels[0]
@@ -1136,7 +1157,6 @@ def perform_steps(
             contact_log[tick] = meas.in_contact
             quats[tick] = sim.data.xquat
             xpos[tick] = sim.data.xpos
-            root_pos[tick] = sim.data.xpos[sim.root]
             polygons.append(meas.hull)
             supports.append(phase.stance)
             count = tick + 1
@@ -1171,9 +1191,10 @@ def perform_steps(
             h = max(com_z - float(sim.data.xpos[toe_pivot if toe_share > 0.5 else foot_pivot, 2]), 0.2)
             desired_x = com_x + gains.cop_com_position * (com_x - target_x) + gains.cop_com_velocity * vel_x
             desired_y = com_y + gains.cop_com_position * (com_y - target_y) + gains.cop_com_velocity * vel_y
-            if len(meas.hull) >= 3:
-                desired_x, desired_y = clamp_into_hull((desired_x, desired_y), meas.hull,
-                                                       0.1 * body.contact_radius).tolist()
+            hull = meas.hull_vertices
+            if len(hull) >= 3:
+                desired_x, desired_y = clamp_xy_into_hull(desired_x, desired_y, hull,
+                                                          0.1 * body.contact_radius)
             last_x, last_y = last_cop
             cop_velocity_x, cop_velocity_y = (cop_x - last_x) / CONTROL_DT, (cop_y - last_y) / CONTROL_DT
             last_cop = cop_x, cop_y
@@ -1186,9 +1207,14 @@ def perform_steps(
             lean[0] += CONTROL_DT * (-shift_y / h)
             lean[1] += CONTROL_DT * (shift_x / h)
 
-            weights = lean_weights.copy()
-            weights[foot_y] = -(1.0 - toe_share)
-            weights[toe_y] = -toe_share
+            if phase.toe_control or fixed_weights is None:
+                weights = lean_weights.copy()
+                weights[foot_y] = -(1.0 - toe_share)
+                weights[toe_y] = -toe_share
+                # Without the toe's control the share stays 0: the same weights all phase.
+                fixed_weights = None if phase.toe_control else weights
+            else:
+                weights = fixed_weights
             if stance_jacobian is not None:
                 offsets = stance_jacobian @ (h * np.array([lean[1], -lean[0]]))
             else:
@@ -1200,20 +1226,22 @@ def perform_steps(
                 offsets[sim.index["foot.L_y"]] += max(press, 0.0)
                 offsets[sim.index["foot.R_y"]] += max(-press, 0.0)
             lean_now = offsets.copy()
-            if phase.stance != "both" and gains.hip_com > 0 and polygon_area(meas.hull) < small_polygon:
+            if phase.stance != "both" and gains.hip_com > 0 and polygon_area(hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
                 shift_x = gains.hip_com * ((target_x - com_x) - 0.5 * vel_x)
                 shift_y = gains.hip_com * ((target_y - com_y) - 0.5 * vel_y)
                 hip_lean[0] += CONTROL_DT * (-shift_y / (0.4 * h))
                 hip_lean[1] += CONTROL_DT * (shift_x / (0.4 * h))
-            if hip_lean.any():
-                sim.add_lean(offsets, hip_lean, hip_weights)
+            leans = []
+            hip_x, hip_y = hip_lean.tolist()
+            if hip_x or hip_y:
+                leans.append((hip_x, hip_y, hip_terms))
             # Spine counter-rotation keeps the upper body vertical whatever the pelvis does. The
             # pelvis itself is stabilised by the hips turning with the ankles (the lean above):
             # an extra spring on its measured pitch did not reduce it and at 0.5 made it fall.
             up = sim.data.xmat[sim.root].tolist()
-            sim.add_lean(offsets, np.array([-up[5], up[2]]), spine_weights)
+            leans.append((-up[5], up[2], spine_terms))
             if phase.stance != "both" and phase.level_pelvis:
                 # On one leg the supporting hip's roll keeps the pelvis level (it drops to the
                 # free side otherwise), so the free leg's pose means the same over the floor.
@@ -1226,7 +1254,8 @@ def perform_steps(
                     pelvis_trim[side] *= 1.0 - CONTROL_DT / TRIM_FADE
             for side, trim in pelvis_trim.items():
                 if trim:
-                    sim.add_lean(offsets, np.array([trim, 0.0]), trim_weights[side])
+                    leans.append((trim, 0.0, trim_terms[side]))
+            sim.add_leans(offsets, leans)
             applied = base_now + offsets
             if slider is not None:
                 side, aimed, knee, lengths, mask = slider
@@ -1365,8 +1394,11 @@ def perform_steps(
                 if phase.straighten and len(stance) == 1:
                     # The supporting leg ends straight under the pelvis (which rises), the balance's
                     # corrections since this tick on top.
+                    # ... no higher than the free leg reaches the spot it is held over (see HOVER_REACH).
+                    free_at = None if phase.land is None else \
+                        spots[other(stance[0])][0] + np.array([0.0, 0.0, phase.land])
                     straight = _straight_leg(scratch, chain, last_applied, pelvis_pos, pelvis_quat,
-                                             stance[0], planted[stance[0]])
+                                             stance[0], planted[stance[0]], held=free_at)
                     mask = leg_mask(stance[0])
                     held = np.where(mask, straight - offsets, pose_vec)
                     raw = pose_vec if phase.sink else pose_vec - fix
@@ -1425,7 +1457,7 @@ def perform_steps(
         toe_tips[side] = xpos[:count, toe] + quaternions.rotate(quats[:count, toe], tip)
     result = Performance(
         tuple(labels), times[:count], com[:count], cop[:count], polygons[:count], contact_log[:count],
-        step_times, fell, fall_time, rotations, root_pos[:count], rest, targets_log[:count],
+        step_times, fell, fall_time, rotations, xpos[:count, sim.root].copy(), rest, targets_log[:count],
         parents={spec.name: spec.parent for spec in body.bodies}, supports=supports[:count],
         joint_positions=joint_positions, key_times=key_times, toe_tips=toe_tips)
     yield 1.0, "done"

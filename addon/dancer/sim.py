@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -29,9 +29,10 @@ from numpy.typing import NDArray
 from .. import quaternions
 from .anthropometry import DancerError
 from .model import DancerBody
-from .support import convex_hull
+from .support import hull_vertices
 
 CONTROL_DT = 0.01
+_sum = np.add.reduce  # what ndarray.sum calls, less its Python wrapper (several sums a tick)
 CONTACT_BODIES = ("foot.L", "toe.L", "foot.R", "toe.R")
 # On the balls of both feet a control tick is integrated in this many times as many steps: at the
 # model's step the damped ankle and toe actuators and the balls' contacts went unstable together
@@ -50,6 +51,7 @@ class Measurement:
     hull: NDArray[np.float64]
     in_contact: NDArray[np.bool_]
     total_normal_force: float
+    hull_vertices: list = field(default_factory=list)  # ``hull`` as (x, y) tuples, for plain-float use
 
 
 def mujoco_unavailable() -> str | None:
@@ -119,10 +121,12 @@ class DancerSim:
         for k, name in enumerate(CONTACT_BODIES):
             contact_body[m.geom_bodyid == self.body_ids[name]] = k
         self.contact_body = contact_body
-        # Which foot part (CONTACT_BODIES index, -1 for none) each pair of touching geoms belongs to:
-        # the geom that is not the floor's. One lookup a tick instead of a compare, a select and a gather.
+        # Which foot part (CONTACT_BODIES index; one past them for none) each pair of touching geoms
+        # belongs to: the geom that is not the floor's. One lookup a tick instead of a compare, a
+        # select and a gather.
         pair = np.arange(m.ngeom)
-        self.contact_owner = contact_body[np.where(pair[:, None] == self.floor, pair[None, :], pair[:, None])]
+        owner = contact_body[np.where(pair[:, None] == self.floor, pair[None, :], pair[:, None])]
+        self.contact_owner = np.where(owner >= 0, owner, len(CONTACT_BODIES))
         self.pyramid_cones = m.opt.cone == 0
         self.steps_per_tick = max(1, int(round(CONTROL_DT / m.opt.timestep)))
         self.targets = np.zeros(len(body.joints))
@@ -177,24 +181,33 @@ class DancerSim:
         com = d.subtree_com[self.root].copy()
         vel = d.subtree_linvel[self.root].copy()
         n = d.ncon
-        in_contact = np.zeros(len(CONTACT_BODIES), dtype=bool)
         if n == 0:
-            return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
+            return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)),
+                               np.zeros(len(CONTACT_BODIES), dtype=bool), 0.0)
         contact = d.contact  # each attribute access builds a wrapper: take it once
         geoms = contact.geom[:n]
         pos = contact.pos[:n]
         forces = self.normal_forces(n)
         owner = self.contact_owner[geoms[:, 0], geoms[:, 1]]
         pushing = forces > 1e-6
-        in_contact[owner[pushing & (owner >= 0)]] = True
-        forces, pos = forces[pushing], pos[pushing]
-        total = float(forces.sum())
+        touching = np.zeros(len(CONTACT_BODIES) + 1, dtype=bool)  # the last: contacts of no foot
+        touching[owner[pushing]] = True
+        in_contact = touching[:-1]
+        if np.count_nonzero(pushing) < n:
+            forces, pos = forces[pushing], pos[pushing]
+        total = float(_sum(forces))
         if total <= 1e-6:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
-        cop = (forces[:, None] * pos).sum(axis=0) / total
+        cop = _sum(forces[:, None] * pos, axis=0) / total
         cop[2] = 0.0
-        hull = convex_hull(pos[:, :2])
-        return Measurement(com, vel, cop, hull, in_contact, total)
+        xy = pos[:, :2]
+        vertices = hull_vertices(xy.tolist())
+        if vertices is None:
+            hull = np.unique(xy, axis=0)
+            vertices = list(map(tuple, hull.tolist()))
+        else:
+            hull = np.array(vertices, dtype=np.float64)
+        return Measurement(com, vel, cop, hull, in_contact, total, vertices)
 
     def normal_forces(self, n: int) -> NDArray[np.float64]:
         """Normal force of each of the first ``n`` contacts, straight from the solver's forces.
@@ -206,7 +219,7 @@ class DancerSim:
         # The model has only condim-3 contacts and no other constraints, so the solver lists
         # each contact's four edge forces one after another: check the layout, then reshape.
         if d.nefc == 4 * n and self.pyramid_cones:
-            return d.efc_force[: 4 * n].reshape(n, 4).sum(axis=1)
+            return _sum(d.efc_force[: 4 * n].reshape(n, 4), axis=1)
         forces = np.empty(n)
         wrench = np.zeros(6)
         for i in range(n):
@@ -219,7 +232,7 @@ class DancerSim:
         a pose such as a grand plie is meant to lower it), or the chest tipped beyond 45 degrees."""
         d = self.data
         # One NaN or inf anywhere makes the sums non-finite: two reductions check everything.
-        if not math.isfinite(float(d.qpos.sum()) + float(d.qvel.sum())):
+        if not math.isfinite(float(_sum(d.qpos)) + float(_sum(d.qvel))):
             return True
         if meas.com[2] < 0.8 * (self.rest_com_height if com_height is None else com_height):
             return True
@@ -254,17 +267,29 @@ class DancerSim:
         """
         index, w = self.lean_weights(weights) if isinstance(weights, dict) else weights
         offsets = np.zeros(len(self.joint_names))
-        axes = self.data.xaxis[self.jid[index]]
-        offsets[index] = w * (lean[0] * axes[:, 0] + lean[1] * axes[:, 1])
+        # Plain floats for the handful of joints, the same products and sums as the array form.
+        x, y = float(lean[0]), float(lean[1])
+        rows = self.data.xaxis[self.jid[index]].tolist()
+        offsets[index] = [weight * (x * axis[0] + y * axis[1])
+                          for weight, axis in zip(w.tolist(), rows, strict=True)]
         return offsets
 
-    def add_lean(self, offsets: NDArray[np.float64], lean: NDArray[np.float64],
-                 weights: tuple[NDArray[np.intp], NDArray[np.float64]]) -> None:
-        """``offsets += lean_offsets(lean, weights)`` (the same sums) without the full-length temporary:
-        a few joints, several times a control tick."""
-        index, w = weights
-        axes = self.data.xaxis[self.jid[index]]
-        offsets[index] += w * (lean[0] * axes[:, 0] + lean[1] * axes[:, 1])
+    def lean_terms(self, weights: dict[str, float]) -> list[tuple[int, int, float]]:
+        """(joint index, joint id, weight) per joint of ``weights``, for :meth:`add_leans`."""
+        return [(self.index[name], int(self.jid[self.index[name]]), float(w)) for name, w in weights.items()]
+
+    def add_leans(self, offsets: NDArray[np.float64],
+                  leans: list[tuple[float, float, list[tuple[int, int, float]]]]) -> None:
+        """``offsets += lean_offsets((x, y), terms)`` for each ``(x, y, terms)`` in turn (the same
+        products and sums, joint by joint): two or three leans of a joint or two, every control
+        tick, where numpy's per-call overhead is most of the cost."""
+        rows = self.data.xaxis[[jid for _, _, terms in leans for _, jid, _ in terms]].tolist()
+        k = 0
+        for x, y, terms in leans:
+            for index, _, w in terms:
+                axis = rows[k]
+                offsets[index] += w * (x * axis[0] + y * axis[1])
+                k += 1
 
     def body_quaternions(self) -> NDArray[np.float64]:
         return self.data.xquat.copy()

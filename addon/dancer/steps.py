@@ -93,14 +93,28 @@ _BOTH_FEET = frozenset({"demi_plie", "grand_plie"})
 # left foot goes back from third and fifth (the weight on the right foot; the feet within 0.1-1.6 cm of
 # fourth's places at 1.1-2.0 m, and a weight shift onto the left foot, a tendu back and a retire, or
 # standing again, a weight shift onto either foot and a retire or
-# a developpe hold after it; the plies after it are refused, AFTER_THE_CHANGE_INTO_FOURTH_FALLS, and so is
-# the weight shift onto the front foot, as after the right foot's change). Not yet from first:
+# a developpe hold after it, and the plies and the weight shift onto the front foot with a retire since
+# session 11, AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS). Not yet from first:
 # it fell at 1.65 and 2.0 m (10.0-10.1 s, 5.5 s into the change): over the front foot, the COM 7 cm ahead
 # of its ankle, the carried foot reached 8 cm short of its place behind and the closed chain dragged it
 # back as it landed (the foot lifted, the front heel came up); with the COM held where the upright weight
 # shift left it, the foot reached its place but the landing leg pushed like a strut and the dancer fell
 # forward at all four heights (also set down with the weight kept over the front foot); taking 14 s it fell
-# at 1.65 and 2.0 m, 18 s at 2.0 m (12.9 s, as the foot landed). Into fourth the right foot goes forward
+# at 1.65 and 2.0 m, 18 s at 2.0 m (12.9 s, as the foot landed). Why from first and not from third and fifth
+# (session 11): the carry phase names fourth, so the COM target over the supporting foot jumps from first's
+# share of the way to the middle of the foot (perform.SUPPORT_SHARE, 0.5) to fourth's (1.0), 4 cm forward
+# and 3 cm out, as the carry starts; the carry's leg angles are solved once then, and the pelvis followed
+# the target 6 cm forward during it (third and fifth hold the same share on both sides: no jump). Kept at
+# first's share over the carry, the foot came down 1-2 cm short but its heel came up as it landed and the
+# dancer fell forward and out (1.65 m, 10.9 s). Brought over the middle of the foot first (1-4 s on both
+# feet, then lifted and carried at fourth's share) the change completed at 1.1-2.0 m in 46 of 48 runs (those
+# seconds, the change in 10 or 12 s; two fell, 13.8 and 16.2 s), but the feet ended 0.3-4.9 cm off fourth's
+# places, not smooth in the timing, and a weight shift onto the left foot after it ended with the COM
+# 1.9-9.6 cm outside at 1.1 and 1.3 m: the carry still ends 3-6 cm short (at 2.0 m 5.5 cm: the pelvis
+# pitches 2.4 degrees and moves 1.8 cm forward while the leg follows its targets within 0.01 rad), the chain
+# then takes the foot there as it lands and it bounced up to 9 cm past and slid 2-3 cm. Planned from the
+# pelvis moved so the COM stays put, the carry ended closer (2.0 m: 3.7 cm short) but 6 of 24 such runs fell
+# (at 1.65 and 2.0 m, 12.1-14.8 s). Into fourth the right foot goes forward
 # from first, third and fifth (in at least 10 s, see INTO_WIDE_SECONDS: set down by the closed chain,
 # SET_DOWN_BY_CHAIN, with the weight to the middle as it lands and the pelvis a little low,
 # perform.CHAIN_LOWER; the feet within 0.4-1.0 cm of fourth's places at 1.1-2.0 m, and the weight
@@ -140,17 +154,32 @@ TRANSITIONS = frozenset(
 # TENDU_ONCE_FROM_BOTH_FEET; before perform.WIDE_LANDING the first one fell as the foot came back).
 # In fourth the front (right) foot's tendus front and side, the weight on the back foot (see TENDU_BY_CHAIN;
 # the COM 3.2-6.9 cm inside over their last second at 1.1-2.0 m, the feet within 1.3 cm of their places),
-# once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). Not yet
-# its tendu back (it passes over the supporting foot, see TENDU_PASSING: fell 5 s in at 1.65 m) nor the back
-# foot's (by the chain onto the front foot they fell 5.1-9.0 s in at 1.65 m; with the supporting leg
-# straightened first as in fifth, TENDU_BEHIND_FROM_BOTH_FEET, 9.5-10.2 s in). The front foot's tendu
-# back, lifted straight up over its spot first by IK, still fell (4.7-4.9 s in at 1.1-2.0 m).
+# once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). The back
+# (left) foot's tendu back too, the weight on the front foot, with the supporting leg straightened first and
+# the free foot held over its spot (TENDU_BEHIND_FROM_BOTH_FEET, HELD_OVER_ITS_SPOT): the COM 1.2-5.6 cm
+# inside over its last second at 1.1-2.0 m, the feet within 1.0-1.3 cm of their places (not at 1.1 m after
+# standing again, TENDU_FROM_BOTH_FEET_FAILS_AT). Before, by the chain's bent supporting knee (51 degrees,
+# the pelvis 7 cm low), the foot coming back rolled the pelvis, the one-foot pelvis trim wound up to 39
+# degrees and pitched it as far, and levelled again at once as the chain closed the foot the dancer fell
+# (10.7 s in at 1.65 m). Same rules after it as after the front foot's, and not standing again after it
+# (AFTER_THE_TENDU_BY_CHAIN_FALLS). Its tendu to the side so too holds straight from the position (1.2-4.9
+# cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m) but not yet in what may come before and after it: the
+# weight shift onto the front foot after it fell after standing again at 1.1 and 1.15 m (19.7, 18.7 s in)
+# and ended 17.9 cm outside the polygon at 1.25 m after a weight shift onto the back foot and back, after
+# which the tendu itself ended 14.8 cm outside at 1.1 m.
+# The tendus that would pass through the other foot's place, the front foot's back and the back foot's front,
+# are refused as no tendu from fourth (TENDU_CROSSING_FELL has what they did).
+TENDU_CROSSING_FELL = {
+    "front": "tried, it fell 6.4-6.5 s in at 1.1-2.0 m passing over the supporting foot (see TENDU_PASSING), "
+             "also lifted straight up over its spot first by IK (4.7-4.9 s)",
+    "back": "tried as the back foot's tendu back, it fell 8.2-8.5 s in at 1.1-2.0 m",
+}
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
     "second_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
-    "fourth_position": frozenset({("front", "R"), ("side", "R")}),
+    "fourth_position": frozenset({("front", "R"), ("side", "R"), ("back", "L")}),
     "fifth_position": _EITHER_FOOT_TENDUS,
 }
 # Where a tendu from both feet goes onto the supporting foot and closes back by the closed chain although
@@ -172,6 +201,10 @@ AFTER_THE_TENDU_BY_CHAIN_FALLS = {
             "to the side fell at 1.65 and 2.0 m (19.8, 19.1 s) and seeded draw 49 from fifth fell in one "
             "99.6 s in; by the closed chain they held there, but draw 29 with eleven plies after it ended "
             "one 1.8 cm outside the polygon, and the weight shift after two ended 2.3 cm outside at 1.1 m",
+    "standing": "after the back foot's tendu back or to the side, standing with the legs leaning alike "
+                "tipped the dancer backwards 1 s in at 1.1-1.65 m (by the closed chain the COM ended 1.2-1.4 "
+                "cm outside the polygon at 1.1-1.3 m), and coming back to the middle after a weight shift "
+                "fell 20-21 s in at 1.1-2.0 m",
 }
 # Where a tendu from both feet fell after a plie in the position, and how.
 TENDU_AFTER_A_PLIE_FALLS = {
@@ -186,8 +219,9 @@ TENDU_AFTER_A_PLIE_FALLS = {
 # TENDU_CLOSE_BEHIND_BLEND: the chain bends the front knee back to 20 degrees as the weight goes to the
 # middle, and in TENDU_CLOSE (pose over half a second) the feet chattered off the floor and both slid
 # 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
-# inside.
-TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
+# inside. In fourth the knee was bent 51 degrees (the pelvis 7 cm low) and the back foot is held over its
+# spot as the leg straightens (HELD_OVER_ITS_SPOT); it closes in TENDU_CLOSE_WIDE's seconds there.
+TENDU_BEHIND_FROM_BOTH_FEET = ("fourth_position", "fifth_position")
 # In second a tendu from both feet leaves the supporting knee bent as the weight shift does (40-46 degrees:
 # the other foot, far out, holds the pelvis down) and the working foot closes onto its wide place from
 # there (see perform.WIDE_LANDING). It takes at least TENDU_WIDE_SECONDS: the toes slide out further from
@@ -250,7 +284,16 @@ BACK_FOOT_TENDU_AFTER_A_PLIE = {
 # shift, first 16.3): the carried foot swung 15 cm up and on to 27 cm behind the supporting foot, and the
 # dancer fell backwards. Into fifth from there it held, and so do these changes when first or third was not
 # reached from fourth. Re-tried after the lean reset (session 10): fourth, first, weight shift, third still
-# falls at 1.1-2.0 m (14.2-15.0 s), fourth, third, weight shift, first at 1.65 m (16.3 s).
+# falls at 1.1-2.0 m (14.2-15.0 s), fourth, third, weight shift, first at 1.65 m (16.3 s). The same at
+# 253600e (session 11). Into third the carry starts like the one straight from first (COM, pelvis and foot
+# within 1 cm a second in) until the foot passes the supporting ankle: the COM then stops 2 cm ahead of that
+# ankle with the COP ahead of it while the target has jumped to 7 cm (first's share to third's, see the
+# change from first into fourth above), goes back, and the foot overshoots to 24-39 cm behind. First's pose
+# names no hip flexion, so after the change from fourth the supporting hip's target kept the one the change
+# left (0.18 rad, 0 in a fresh first) and blended to it during the carry, pitching the pelvis 9 degrees; set
+# to 0 (tried, not kept), the pitch stays 1-2.5 degrees but the dancer still fell (14.3-14.8 s). Carried at
+# first's share it still fell (and the change from fourth into first fell at 1.1 m, 7.8 s); brought over the
+# middle of the foot first (2 s), it fell 2 s later at 1.1-1.65 m and held at 2.0.
 LEFT_AFTER_FOURTH_FALLS = {
     name: "the carried foot swung 15 cm up and 27 cm behind the supporting foot and the dancer fell backwards"
     for name in ("first_position", "third_position")
@@ -672,10 +715,14 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # Straight from the position only: after the change into fifth from second the tendu to the side holds at
 # 1.1 m (test_dancer_perform's AFTER_SECOND_TO_FIFTH). Likely the short body's contacts chattering at the
 # model's step, as on one toe (perform.FINE_ON_ONE_TOE_BELOW): with every tick integrated in sim.FINE_STEPS
-# steps the tendu front and a demi plie after it held at 1.1-1.25 m, the COM 2.6-5.5 cm inside over the last
-# second of each step (at the model's step it fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm outside); not
-# applied yet (every phase of a short dancer would change).
-TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25)}
+# steps the tendu front in fifth and a demi plie after it held at 1.1-1.25 m, the COM 2.6-5.5 cm inside over
+# the last second of each step (at the model's step it fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm
+# outside); not applied yet (every phase of a short dancer would change).
+# In fourth the back (left) foot's tendu back after standing again there ended 1.1 m tall with the weight
+# shift onto the front foot after it 13.6 cm outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside; straight from
+# the position, after a weight shift and back and after the changes into fourth it held at 1.1 m too).
+TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25),
+                                 ("fourth_position", "L"): (1.1,)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
@@ -781,6 +828,7 @@ class State:
     since_change: int = 0     # steps done since the change into this position (or the start)
     changed_by: str = ""      # the foot ('L' or 'R') that made the change into this position
     on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
+    closed_behind: bool = False  # the back foot closed a tendu from both feet here (HELD_OVER_ITS_SPOT)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -995,6 +1043,13 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "weight_shift and retire")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
+        if _crosses_the_supporting_foot(state.position, direction, working):
+            which = "front" if working == FRONT_FOOT else "back"
+            raise DancerError(f"{name} on the {_word(working)} ({which}) foot straight from both feet in "
+                              f"{state.position} is refused: it would pass through the other foot's place, "
+                              "which a tendu from fourth does not (the front foot's go front and to the "
+                              f"side, the back foot's back and to the side; {TENDU_CROSSING_FELL[which]}); "
+                              "add a weight_shift first for the one-foot tendu")
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
             where = f"in {', '.join(TENDU_FROM_BOTH_FEET)} on either foot"
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
@@ -1004,8 +1059,8 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
         if _fell_near(height, fails_at):
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet for a dancer {height:g} m tall (at "
-                              f"{', '.join(f'{h:g}' for h in fails_at)} m the COM ended outside the feet and "
-                              "a plie after it fell); add a weight_shift first for the one-foot tendu")
+                              f"{', '.join(f'{h:g}' for h in fails_at)} m the COM ended outside the feet in "
+                              "it or in a step after it); add a weight_shift first for the one-foot tendu")
         once = TENDU_ONCE_FROM_BOTH_FEET.get(state.position)
         if once and (state.closed or (state.changed and "changed" in once)):
             after, why = ("another one there", once["again"]) if state.closed else \
@@ -1117,10 +1172,21 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
             "the change (seed 50 of the draw from first) lost the feet's contacts and left them 21-36 cm off "
             "their places",
     "front": "after the changes from third and fifth the back foot came off the floor and the dancer fell "
-             "at 1.1 and 1.65 m (18.6-19.8 s), after the left foot's change from fifth at 1.65 m (22.7 s) "
-             "and the COM ended off the feet at 2.0 m (from third too); from first it holds",
-    "plie": "after the left foot's change from fifth a demi plie then a grand plie fell at 1.1 m, from third "
-            "at 1.3 m (26.1 s, in the grand plie)",
+             "at 1.1 and 1.65 m (18.6-19.8 s) and the COM ended off the feet at 2.0 m (from third too); from "
+             "first it holds",
+}
+# After the left (back) foot's change into fourth from third and fifth (session 10) a demi plie then a grand
+# plie fell at 1.1 m from fifth, at 1.3 m from third (26.1 s, in the grand plie), and the weight shift onto
+# the front foot fell at 1.65 m from fifth (22.7 s); both were refused. Re-measured (session 11, at
+# 253600e): the plies (demi then grand, grand then demi, or a grand plie) and the weight shift onto the
+# front foot with a retire after it hold at 1.1, 1.3, 1.65 and 2.0 m from both, the COM 1.0-9.0 cm inside in
+# every step's last second and the feet 0.1-1.6 cm off fourth's places after the change. With standing again
+# between, the grand plie held and the demi plie did but from fifth at 2.0 m: the front heel came up, the
+# foot slid 1.2 cm and the COM ended 6.8 cm outside the feet in the plie's last second; plies after standing
+# again stay refused.
+AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS = {
+    "plie": "a demi plie after standing again, from fifth at 2.0 m: the front heel came up, the foot slid "
+            "1.2 cm and the COM ended 6.8 cm outside the feet",
 }
 
 
@@ -1134,6 +1200,10 @@ def _check_after_the_tendu_by_chain(state: State, name: str) -> None:
         raise DancerError(f"changing to {name} {after} ({falls['change']}); change before the tendu")
     if name in _BOTH_FEET:
         raise DancerError(f"{name} {after} ({falls['plie']}); plie before the tendu")
+    if name == state.position and state.closed_behind:
+        raise DancerError(f"{name} again after the back foot's tendu from both feet there is not balanced "
+                          f"yet ({falls['standing']}); shift the weight onto either foot and stay there, or "
+                          "do the releve")
 
 
 def _check_after_the_change_into_fourth(state: State, name: str, side: str | None) -> None:
@@ -1148,14 +1218,17 @@ def _check_after_the_change_into_fourth(state: State, name: str, side: str | Non
         raise DancerError("fourth_position again after the change into it, from one foot, after a plie or "
                           f"after another step, is not balanced yet ({falls['back']}); only straight after "
                           "the change it is")
-    if (name == "weight_shift" and (side or "L") == FRONT_FOOT
+    if (name == "weight_shift" and (side or "L") == FRONT_FOOT and state.changed_by == FRONT_FOOT
             and state.changed_from in ("third_position", "fifth_position")):
-        raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot after the change from "
-                          f"{state.changed_from} into fourth_position is not balanced yet ({falls['front']})")
-    if name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT):
-        raise DancerError(f"{name} after the {_word(other(FRONT_FOOT))} (back) foot's change into "
-                          f"fourth_position is not balanced yet ({falls['plie']}); start the sequence in "
-                          "fourth_position for it, or change with the right foot")
+        raise DancerError(f"weight_shift:{_word(FRONT_FOOT)} onto the front foot after the right foot's "
+                          f"change from {state.changed_from} into fourth_position is not balanced yet "
+                          f"({falls['front']})")
+    standing_again = state.since_change and not state.plied
+    if name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT) and standing_again:
+        raise DancerError(f"{name} after standing again after the {_word(other(FRONT_FOOT))} (back) foot's "
+                          "change into fourth_position is not balanced yet "
+                          f"({AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS['plie']}); plie straight after "
+                          "the change instead")
 
 
 def _sets_down_by_chain(position: str) -> bool:
@@ -1565,7 +1638,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                 close, blend = TENDU_CLOSE_WIDE[state.position]
             phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
                                     closed_chain=chained))
-            return phases_out, replace(state, closed=True)
+            behind = state.closed_behind or (_behind_from_both_feet(state, working)
+                                             and state.position in HELD_OVER_ITS_SPOT)
+            return phases_out, replace(state, closed=True, closed_behind=behind)
         return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:
@@ -1740,6 +1815,12 @@ STRAIGHTEN_SECONDS = 2.0  # the free foot's lift and the supporting leg's straig
 # Where the closed-chain weight shift leaves the supporting knee bent (the other foot, far out or
 # crossed, holds the pelvis down): second 46 degrees, third and fifth onto the front foot 17-21.
 STRAIGHTEN_IN = ("second_position", "third_position", "fourth_position", "fifth_position")
+# Where the back foot's tendus from both feet (TENDU_BEHIND_FROM_BOTH_FEET) keep the free foot held this
+# high (m) over its spot by IK while the supporting leg straightens, instead of the lift pose: in fourth, with
+# the weight over the front foot, that pose (written for a centred pelvis) carried the back foot 19 cm
+# forward onto the front foot and the dancer fell as it closed (11-13 s in at 1.65 m). The supporting
+# leg straightens no higher than the free leg still reaches the spot (perform.HOVER_REACH).
+HELD_OVER_ITS_SPOT = {"fourth_position": 0.01}
 
 
 def _off_the_floor(state: State, working: str, support: str, label: str,
@@ -1754,8 +1835,9 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
     floor). Elsewhere the back foot of a crossed position lifts flat first (``_lift_first``)."""
     onto_it = state.support == support or _behind_from_both_feet(state, working)
     if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and onto_it:
+        held = HELD_OVER_ITS_SPOT.get(state.position) if _behind_from_both_feet(state, working) else None
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
-                      0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
+                      0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True, land=held)]
     return _lift_first(state, working, support, label, lifted)
 
 

@@ -36,10 +36,17 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
     Plain Python floats: for the dozen contact points of two feet this beats numpy's overhead.
     """
     arr = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    vertices = hull_vertices(arr.tolist())
+    return np.unique(arr, axis=0) if vertices is None else np.array(vertices, dtype=np.float64)
+
+
+def hull_vertices(points: list[list[float]]) -> list[tuple[float, float]] | None:
+    """:func:`convex_hull`'s vertices as (x, y) tuples for points given as a list of [x, y], or None
+    for fewer than three points (whose hull is the distinct points)."""
     # Duplicates need no removal: the chain pops any point with a zero turn.
-    pts = sorted(map(tuple, arr.tolist()))
+    pts = sorted(map(tuple, points))
     if len(pts) < 3:
-        return np.unique(arr, axis=0)
+        return None
 
     def half(seq: list) -> list:
         chain: list = []
@@ -54,12 +61,12 @@ def convex_hull(points: ArrayLike) -> NDArray[np.float64]:
         return chain
 
     lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1], dtype=np.float64)
+    return lower[:-1] + upper[:-1]
 
 
 def polygon_area(hull: ArrayLike) -> float:
     """Area of a counter-clockwise polygon (shoelace); 0 for fewer than three points."""
-    points = np.asarray(hull, dtype=np.float64).reshape(-1, 2).tolist()
+    points = hull if isinstance(hull, list) else np.asarray(hull, dtype=np.float64).reshape(-1, 2).tolist()
     if len(points) < 3:
         return 0.0
     # Plain floats: a handful of vertices every control tick.
@@ -104,8 +111,13 @@ def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray
     h = np.asarray(hull, dtype=np.float64)
     if len(h) < 3:
         return h.mean(axis=0) if len(h) else np.array([qx, qy])
-    # Called every control tick on a handful of vertices: plain floats beat numpy's overhead.
-    verts = h.tolist()
+    return np.array(clamp_xy_into_hull(qx, qy, h.tolist(), margin))
+
+
+def clamp_xy_into_hull(qx: float, qy: float, verts: list, margin: float) -> tuple[float, float]:
+    """:func:`clamp_into_hull` of the point (``qx``, ``qy``) for a hull of three or more vertices given
+    as a list of (x, y): the balance calls it every control tick, where numpy's overhead on the
+    conversions cost more than the arithmetic (plain floats throughout)."""
     n = len(verts)
     cx = sum([v[0] for v in verts]) / n
     cy = sum([v[1] for v in verts]) / n
@@ -123,4 +135,4 @@ def clamp_into_hull(point: ArrayLike, hull: ArrayLike, margin: float) -> NDArray
             depth = (cx - ax) * nx + (cy - ay) * ny - margin
             scale = min(scale, depth / -rate)
     scale = max(scale, 0.0)
-    return np.array([cx + scale * sx, cy + scale * sy])
+    return cx + scale * sx, cy + scale * sy

@@ -162,3 +162,14 @@ def test_other_changes_are_refused_where_they_fell_and_hold_beside(sequence, fel
         show = perform(sequence, height=height)
         assert not show.fell, f"{height} m: fell at {show.fall_time:.2f} s"
         _com_inside_for_the_last_second_of_every_step(show)
+
+
+def test_the_back_foots_tendu_back_from_both_feet_in_fourth_is_refused_where_it_did_not_hold():
+    # At 1.1 m after standing again in fourth the weight shift onto the front foot after it ended 13.6 cm
+    # outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside); after a change into fourth it held at 1.1 m.
+    for sequence in (("fourth_position", "tendu_back:left"),
+                     ("fourth_position", "fourth_position", "tendu_back:left")):
+        with pytest.raises(DancerError, match=r"straight from both feet in fourth_position.*1\.1 m"):
+            plan(sequence, height=1.1)
+        plan(sequence, height=1.15)
+    plan(("first_position", "fourth_position", "tendu_back:left"), height=1.1)
