@@ -643,8 +643,9 @@ def _settler(body) -> Callable[[dict[str, float]], dict[str, float]]:
 
 BALL_PAD = 0.01  # of the height: where the COM stands ahead of the balls on demi-pointe
 TOE_INWARD = 0.01  # m: on one toe the COM target's way in from the middle of the ball (see _com_target)
-# Below this height (m) the ticks on one toe (the relevé on one foot, the pivot) are integrated in
-# sim.FINE_STEPS steps, as on the balls of both feet. The contacts and the muscles are scaled with the body,
+# Below this height (m) every tick is integrated in sim.FINE_STEPS steps, as on the balls of both feet (until
+# session 11's issue-18 B2 only the ticks on one toe: the relevé on one foot, the pivot).
+# The contacts and the muscles are scaled with the body,
 # so their periods shorten with it (as sqrt(height / g)) while the model's step does not: as the heel rose
 # 2.5-2.7 s into the relevé a body of 1.1 m had its ball chatter on the floor (off the floor one tick in
 # three, the toe joint bouncing 5-10 mm), each bounce slid the ball back (6 cm in 0.6 s) and the dancer
@@ -658,7 +659,10 @@ TOE_INWARD = 0.01  # m: on one toe the COM target's way in from the middle of th
 # too), the COM 1.2-1.9 cm inside in the last second of every step and the ball sliding 1 mm (2 mm at the
 # model's step). Taller dancers are integrated as before (at 1.65-2.3 m the fine step held too, the COM
 # within a millimetre or two of where it was).
-FINE_ON_ONE_TOE_BELOW = 1.5
+# On both feet too (B2): at the model's step fifth, tendu_front:right, demi_plie:right fell at 1.1-1.2 m and
+# ended 2.8 cm outside at 1.25 m, and fourth, weight_shift:right, retire:left fell at 1.14 m (7.27 s in);
+# with the fine step they held (COM 2.6-5.5 cm inside; 1.14 m held).
+FINE_STEP_BELOW = 1.5
 
 
 def _over_the_balls(d, sim: DancerSim) -> NDArray[np.float64]:
@@ -1129,8 +1133,7 @@ def perform_steps(
         com_floor = min(sim.rest_com_height, _standing_com_height(scratch, pose_vec),
                         _standing_com_height(scratch, prev_pose_vec))
         phase_ticks = int(round(phase.duration / CONTROL_DT))
-        fine = stance_jacobian is not None or (phase.toe_control and phase.stance != "both"
-                                               and body.height < FINE_ON_ONE_TOE_BELOW)
+        fine = stance_jacobian is not None or body.height < FINE_STEP_BELOW
         turned = 0.0
         lean_joints: dict[str, float] = {}
         for side in stance:

@@ -400,7 +400,7 @@ AFTER_THE_RELEVE_ON_THE_FEET_FALLS = {
 }
 # The relevé on one foot after the weight shift onto the back foot and a retire fell at 1.1-1.3 m and
 # 1.39-1.42 m (20.3-20.6 s in) and was refused until the ticks on one toe of a body below 1.5 m were
-# integrated finer (perform.FINE_ON_ONE_TOE_BELOW): since, it held every 2 cm over 1.1-2.3 m.
+# integrated finer (perform.FINE_STEP_BELOW): since, it held every 2 cm over 1.1-2.3 m.
 TOE_PRESS = 0.03  # rad: flat feet with the COM forward, the toes press the floor
 
 # Seconds per step when the sequence does not say (a step list item's own duration wins), and
@@ -686,7 +686,7 @@ OFF_THE_FRONT_OF_FOURTH = (2.0, 3.0, 2.0, 1.75)
 INTO_SECOND_SECONDS = 10.0  # the least a change into second takes (the supporting leg's fondu)
 # The relevé on one foot fell at 1.1-1.27 m from every position (the paper's sequence at 1.1 m 11.45 s in, the
 # ball sliding back as the heel rose) and was refused near those heights until the ticks on one toe of a body
-# that short were integrated in finer steps (perform.FINE_ON_ONE_TOE_BELOW): since, it holds there from every
+# that short were integrated in finer steps (perform.FINE_STEP_BELOW): since, it holds there from every
 # position on either leg. The changes into second fell at 1.1-1.6 m and 1.7, 2.15-2.3 m too (the foot landing
 # 3 cm short and pushing like a strut) until perform.SAG_ONLY: since, none of them fell.
 FELL_NEAR = 0.025  # m: half the spacing of the heights measured
@@ -704,10 +704,10 @@ def _fell_near(height: float, heights: tuple[float, ...]) -> bool:
 # right foot at 1.15 m (10.2 s in) and third into fourth with the left foot at 1.7, 1.75 and 1.8 m
 # (10.1-11.9 s in; every 2.5 cm: 1.7-1.8 fell, 1.675 and 1.825 held). The tests dance the changes at 1.1,
 # 1.3, 1.65 and 2.0 m, where all of them held: between those heights a change's landing is not smooth in the
-# height.
-TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
-                      ("fifth_position", "fourth_position", "R"): (1.15,),
-                      ("third_position", "fourth_position", "L"): (1.7, 1.75, 1.8)}
+# height. Since every tick of a dancer below 1.5 m is integrated in sim.FINE_STEPS steps
+# (perform.FINE_STEP_BELOW, session 11) first into fifth at 1.1 m ends with the COM 4.0 cm inside (after a
+# demi plie too) and fifth into fourth at 1.14-1.16 m 3.8 cm inside: both lifted.
+TRANSITION_FELL_AT = {("third_position", "fourth_position", "L"): (1.7, 1.75, 1.8)}
 # The heights (m) near which (FELL_NEAR) a tendu from both feet does not hold, per (position, working foot):
 # in fifth the front (right) foot's tendus front, side and back at 1.1-1.25 m end with the COM outside the
 # polygon over their last second (1-13 cm; at 1.1 and 1.2 m the feet leave the floor for ticks) and a plie
@@ -715,10 +715,10 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # same at e75f254). From 1.3 m they end 2.7-4.8 cm inside (the back foot's tendus 4.7-6.0 at 1.1-1.35 m).
 # Straight from the position only: after the change into fifth from second the tendu to the side holds at
 # 1.1 m (test_dancer_perform's AFTER_SECOND_TO_FIFTH). Likely the short body's contacts chattering at the
-# model's step, as on one toe (perform.FINE_ON_ONE_TOE_BELOW): with every tick integrated in sim.FINE_STEPS
-# steps the tendu front in fifth and a demi plie after it held at 1.1-1.25 m, the COM 2.6-5.5 cm inside over
-# the last second of each step (at the model's step it fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm
-# outside); not applied yet (every phase of a short dancer would change).
+# model's step, as on one toe. Since every tick below 1.5 m is integrated in sim.FINE_STEPS steps
+# (perform.FINE_STEP_BELOW, session 11) the front foot's tendus front, side and back in fifth and a demi plie
+# after them hold at 1.1-1.25 m, the COM 2.3-4.9 cm inside over the last second of each step (at the model's
+# step the tendu front and the plie fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm outside): fifth lifted.
 # In fourth the back (left) foot's tendu back after standing again there ended 1.1 m tall with the weight
 # shift onto the front foot after it 13.6 cm outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside; straight
 # from the position, after a weight shift and back and after the changes into fourth it held at 1.1 m too).
@@ -726,8 +726,7 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # (see TENDU_FROM_BOTH_FEET; after the change from first at 1.1 m the weight shift after it ended 9.4 cm
 # outside; at 1.3-2.0 m 1.3-6.0 cm inside after standing, a weight shift and back, the changes from first,
 # third and fifth, and in the steps after it).
-TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25),
-                                 ("fourth_position", "L"): (1.1,),
+TENDU_FROM_BOTH_FEET_FAILS_AT = {("fourth_position", "L"): (1.1,),
                                  ("fourth_position", "L", "side"): (1.1, 1.15, 1.2, 1.25)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s

@@ -1003,7 +1003,7 @@ def test_a_releve_on_both_feet_after_a_foot_is_set_down_holds_on_balls_that_stay
     (("fourth_position", "releve", "weight_shift:left", "tendu_back:right"), 2.0),
     (("fourth_position", "releve", "grand_plie", "weight_shift:left", "developpe_front_45:right"), 1.65),
     # The relevé on one foot on the back foot fell at 1.1-1.3 and 1.39-1.42 m (20.3-20.6 s in) at the
-    # model's step (perform.FINE_ON_ONE_TOE_BELOW).
+    # model's step (perform.FINE_STEP_BELOW).
     (("fourth_position", "releve", "weight_shift", "retire", "releve"), 1.1),
     (("fourth_position", "releve", "weight_shift", "retire", "releve"), 1.3),
     (("fourth_position", "releve", "weight_shift", "retire", "releve"), 1.4),
