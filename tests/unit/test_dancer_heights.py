@@ -39,14 +39,15 @@ def test_a_change_into_second_and_a_retire_after_it_are_danced_at_every_height(s
 
 
 # Measured off second's places (the right ankle relative to the left): from first 0.9-1.4 cm, from third
-# 1.5-2.1, from fifth 2.1-2.6 cm at 1.1-2.0 m (the right foot 1.9-2.5 cm behind its place).
+# 1.5-2.1, from fifth 2.1-2.6 cm at 1.1-2.0 m (the right foot 1.9-2.5 cm behind its place). Since every tick
+# below perform.FINE_STEP_BELOW is in the fine step, from fifth 1.22 cm at 1.1 m (was 2.55), 1.29 at 1.3 m.
 FIFTH_LANDS_BEHIND = pytest.mark.xfail(strict=True, reason="from fifth the right foot lands 2.2-2.5 cm "
-                                       "behind second's place: 2.55 cm off at 1.1 m, 2.59 cm at 2.0 m")
+                                       "behind second's place: 2.59 cm off at 2.0 m")
 
 
 @pytest.mark.parametrize(("start", "height"), [
     pytest.param(start, height,
-                 marks=FIFTH_LANDS_BEHIND if (start, height) in {("fifth", 1.1), ("fifth", 2.0)} else ())
+                 marks=FIFTH_LANDS_BEHIND if (start, height) == ("fifth", 2.0) else ())
     for start in sorted(INTO_SECOND) for height in HEIGHTS])
 def test_a_change_into_second_sets_the_foot_on_its_place(start, height):
     show = _into_second(start, height)
