@@ -116,46 +116,63 @@ def test_a_seeded_draw_for_a_short_dancer_is_legal_at_that_height_and_completes(
 
 
 @pytest.mark.parametrize("tendu", ["tendu_front", "tendu_side", "tendu_back"])
-def test_the_front_foot_tendu_from_both_feet_in_fifth_is_danced_by_a_short_dancer(tendu):
-    # Refused at 1.1-1.25 m until every tick below perform.FINE_STEP_BELOW was integrated in the fine step: at
-    # the model's step it ended with the COM 1-13 cm outside the feet, and a plie after it fell at 1.1-1.2 m,
-    # 12.4-13.7 s in (seeded draw 44 from fifth, 40.0 s).
+def test_the_front_foot_tendu_from_both_feet_in_fifth_is_refused_where_it_did_not_hold(tendu):
+    # At 1.1-1.25 m it ended with the COM 1-13 cm outside the feet (the feet off the floor for ticks at 1.1
+    # and 1.2 m), and a plie after it fell at 1.1-1.2 m, 12.4-13.7 s in (seeded draw 44 from fifth, 40.0 s).
+    # With perform.FINE_STEP_BELOW it holds alone (below), but seeded draws for 1.1 m picking it fell.
     for height in (1.1, 1.15, 1.2, 1.25):
-        plan(("fifth_position", f"{tendu}:right", "demi_plie"), height=height)
+        with pytest.raises(DancerError, match=r"step 2 .*straight from both feet in fifth_position.*1\.25 m"):
+            plan(("fifth_position", f"{tendu}:right"), height=height)
+    plan(("fifth_position", f"{tendu}:right", "demi_plie"), height=1.3)
+    plan(("fifth_position", f"{tendu}:left"), height=1.1)
+    plan(("fifth_position", "weight_shift:left", f"{tendu}:right"), height=1.1)
 
 
-# With the fine step the COM ends 2.3-4.9 cm inside over the last second of each step at 1.1-1.25 m (the
-# tendus front, side and back; every 5 cm), 4.7 cm for the tendu front at 1.25 m.
+# Every tick below perform.FINE_STEP_BELOW in the fine step: the COM ends 2.3-4.9 cm inside over the last
+# second of each step at 1.1-1.25 m (the tendus front, side and back; every 5 cm); at the model's step the
+# tendu front and the plie fell at 1.1-1.2 m and ended 2.8 cm outside at 1.25 m.
 @pytest.mark.parametrize(("tendu", "height"), [("tendu_front", 1.1), ("tendu_front", 1.25),
                                                ("tendu_side", 1.1), ("tendu_back", 1.1),
                                                ("tendu_front", 1.3), ("tendu_front", 2.0)])
 def test_the_front_foot_tendu_from_both_feet_in_fifth_and_a_plie_hold(tendu, height):
-    show = perform(("fifth_position", f"{tendu}:right", "demi_plie"), height=height)
+    show = perform(("fifth_position", f"{tendu}:right", "demi_plie"), height=height, allow_unbalanced=True)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
+
+
+def test_first_into_fifth_with_the_right_foot_is_refused_where_it_fell():
+    # Of all the changes straight from a position at 1.1 m only this one fell (8.95 s in; after a plie
+    # 13.0-15.5 s); it held at 1.15-2.0 m.
+    for sequence in (("first_position", "fifth_position"), ("first_position", "demi_plie", "fifth_position")):
+        with pytest.raises(DancerError, match=r"first_position to fifth_position with the right.* fell at"):
+            plan(sequence, height=1.1)
+        plan(sequence, height=1.15)
+    plan(("first_position", "weight_shift:right", "fifth_position"), height=1.1)
 
 
 @pytest.mark.parametrize("height", [1.1, 1.15])
-def test_first_into_fifth_with_the_right_foot_holds_at_short_heights(height):
-    # At 1.1 m it fell 8.95 s in (after a plie 13.0-15.5 s) and was refused until perform.FINE_STEP_BELOW;
-    # with the fine step the COM ends 4.0 cm inside (3.9 after a demi plie; 2.8 cm with a retire after it).
-    plan(("first_position", "demi_plie", "fifth_position"), height=height)
-    show = perform(("first_position", "fifth_position", "weight_shift:left", "retire:right"), height=height)
+def test_first_into_fifth_with_the_right_foot_holds_with_the_fine_step(height):
+    # At 1.1 m it fell 8.95 s in at the model's step (still refused, see steps.TRANSITION_FELL_AT); with every
+    # tick in the fine step (perform.FINE_STEP_BELOW) the COM ends 4.0 cm inside (3.9 after a demi plie; 2.8
+    # cm with a retire after it).
+    show = perform(("first_position", "fifth_position", "weight_shift:left", "retire:right"), height=height,
+                   allow_unbalanced=True)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
 
 
-def test_fifth_into_fourth_with_the_right_foot_holds_where_it_fell():
-    # At 1.15 m it fell 10.2 s in at the model's step and was refused; with every tick in the fine step
-    # (perform.FINE_STEP_BELOW) the COM ends 3.8 cm inside at 1.14, 1.15 and 1.16 m.
-    show = perform(("fifth_position", "fourth_position"), height=1.15)
+def test_fifth_into_fourth_with_the_right_foot_holds_with_the_fine_step():
+    # At 1.15 m it fell 10.2 s in at the model's step (still refused, see steps.TRANSITION_FELL_AT); with
+    # every tick in the fine step the COM ends 3.8 cm inside at 1.14, 1.15 and 1.16 m.
+    show = perform(("fifth_position", "fourth_position"), height=1.15, allow_unbalanced=True)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
 
 
 # From a sweep of every change straight from its position every 5 cm over 1.1-2.3 m (the left foot's after a
-# weight shift onto the right): where the other that fell is refused, and that it holds just beside.
+# weight shift onto the right): where the other two that fell are refused, and that they hold just beside.
 @pytest.mark.parametrize(("sequence", "fell_at", "held_at"), [
+    (("fifth_position", "fourth_position"), 1.15, (1.1, 1.2)),
     (("third_position", "weight_shift:right", "fourth_position"), 1.75, (1.65, 1.85)),
 ])
 def test_other_changes_are_refused_where_they_fell_and_hold_beside(sequence, fell_at, held_at):
