@@ -371,9 +371,12 @@ def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[st
 
 def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.float64],
                   pelvis: NDArray[np.float64], quat: NDArray[np.float64], side: str,
-                  spot: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+                  spot: tuple[NDArray[np.float64], NDArray[np.float64]],
+                  held: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """``targets`` with the ``side`` leg's joints standing its foot on ``spot`` with the knee a hair
-    bent, the pelvis level where it is in x and y and as high as that leg reaches.
+    bent, the pelvis level where it is in x and y and as high as that leg reaches; with ``held`` (a
+    point the other, free foot's ankle is held at) no higher than the free leg reaches it with
+    HOVER_REACH of its reach.
 
     From second position the closed chain leaves the supporting knee bent by 45 degrees (the other
     foot, far out, holds the pelvis down): free-leg poses written for a straight supporting leg
@@ -384,6 +387,12 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
     ankle, frame = spot
     across = min(float(np.hypot(*(pelvis[:2] + hip[:2] - ankle[:2]))), 0.98 * chain.reach[side])
     height = ankle[2] + np.sqrt(chain.reach[side] ** 2 - across ** 2) - hip[2]
+    if held is not None:
+        free = other(side)
+        free_hip = rotation @ chain.hip_offset[free]
+        reach = HOVER_REACH * chain.reach[free]
+        far = min(float(np.hypot(*(pelvis[:2] + free_hip[:2] - held[:2]))), reach)
+        height = min(height, held[2] + np.sqrt(reach ** 2 - far ** 2) - free_hip[2])
     qpos = scratch.data.qpos.copy()
     qpos[0:3] = (pelvis[0], pelvis[1], height)
     qpos[3:7] = level
@@ -395,6 +404,13 @@ def _straight_leg(scratch: DancerSim, chain: ClosedChain, targets: NDArray[np.fl
 
 
 HOVER_KNEE = 0.3  # rad: the least knee bend a foot brought back over its spot is solved from
+# Of the free leg's reach: the farthest from its hip a foot held over its spot is aimed, after the supporting
+# leg straightened (steps.HELD_OVER_ITS_SPOT: the back foot of fourth, the weight 7 cm ahead of the front
+# ankle). Straightened as high as the supporting leg reached, the back foot's spot was beyond the free leg's
+# reach: the IK solving the leg back over it wound off (joints at 2500 degrees), the leg swung through the
+# front foot and the dancer fell (11.0 s in at 1.65 m). The supporting leg straightens no higher than this
+# lets the free leg reach its spot, and the foot is aimed no farther.
+HOVER_REACH = 0.97
 HOVER_STRAY = 1.5  # rad: the most a joint of that solution moves from where it was solved from
 TRANSITION_CLEARANCE = 0.06  # m: how high the moving foot of a position change passes between its places
 TRANSITION_REACH = 0.97  # of the leg's reach: the most the moving leg stretches to its new place
@@ -1014,15 +1030,20 @@ def perform_steps(
                     start = sim.data.qpos.copy()
                     legs = leg_mask(side)
                     start[sim.qadr[legs]] = step_start_vec[legs]
-                    placed = _place_foot(scratch, start, side,
-                                         ankle + np.array([0.0, 0.0, phase.land]), frame,
-                                         knee_forward=HOVER_KNEE)
+                    aim = ankle + np.array([0.0, 0.0, phase.land])
+                    if straightened is not None:
+                        # Over a straightened supporting leg the spot may be beyond reach (see HOVER_REACH).
+                        hip = sim.data.xpos[sim.body_ids[f"thigh.{side}"]]
+                        far = float(np.linalg.norm(aim - hip))
+                        reach = HOVER_REACH * chain.reach[side]
+                        if far > reach:
+                            aim = hip + (aim - hip) * (reach / far)
+                    placed = _place_foot(scratch, start, side, aim, frame, knee_forward=HOVER_KNEE)
                     strayed = max(abs(v - start[sim.qadr[sim.index[n]]]) for n, v in placed.items())
                     if strayed > HOVER_STRAY:
                         # From there the solution wound off to another branch (the hip's twist
                         # 13 rad, in second after a grand plie): solved from the leg as it is now.
-                        placed = _place_foot(scratch, sim.data.qpos.copy(), side,
-                                             ankle + np.array([0.0, 0.0, phase.land]), frame,
+                        placed = _place_foot(scratch, sim.data.qpos.copy(), side, aim, frame,
                                              knee_forward=HOVER_KNEE)
                     for name, value in placed.items():
                         pose_vec[sim.index[name]] = value
@@ -1381,8 +1402,11 @@ def perform_steps(
                 if phase.straighten and len(stance) == 1:
                     # The supporting leg ends straight under the pelvis (which rises), the balance's
                     # corrections since this tick on top.
+                    # ... no higher than the free leg reaches the spot it is held over (see HOVER_REACH).
+                    free_at = None if phase.land is None else \
+                        spots[other(stance[0])][0] + np.array([0.0, 0.0, phase.land])
                     straight = _straight_leg(scratch, chain, last_applied, pelvis_pos, pelvis_quat,
-                                             stance[0], planted[stance[0]])
+                                             stance[0], planted[stance[0]], held=free_at)
                     mask = leg_mask(stance[0])
                     held = np.where(mask, straight - offsets, pose_vec)
                     raw = pose_vec if phase.sink else pose_vec - fix

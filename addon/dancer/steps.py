@@ -154,17 +154,33 @@ TRANSITIONS = frozenset(
 # TENDU_ONCE_FROM_BOTH_FEET; before perform.WIDE_LANDING the first one fell as the foot came back).
 # In fourth the front (right) foot's tendus front and side, the weight on the back foot (see TENDU_BY_CHAIN;
 # the COM 3.2-6.9 cm inside over their last second at 1.1-2.0 m, the feet within 1.3 cm of their places),
-# once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). Not yet
-# its tendu back (it passes over the supporting foot, see TENDU_PASSING: fell 5 s in at 1.65 m) nor the back
-# foot's (by the chain onto the front foot they fell 5.1-9.0 s in at 1.65 m; with the supporting leg
-# straightened first as in fifth, TENDU_BEHIND_FROM_BOTH_FEET, 9.5-10.2 s in). The front foot's tendu
-# back, lifted straight up over its spot first by IK, still fell (4.7-4.9 s in at 1.1-2.0 m).
+# once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). The back
+# (left) foot's tendu back too, the weight on the front foot, with the supporting leg straightened first and
+# the free foot held over its spot (TENDU_BEHIND_FROM_BOTH_FEET, HELD_OVER_ITS_SPOT): the COM 1.2-5.6 cm
+# inside over its last second at 1.1-2.0 m, the feet within 1.0-1.3 cm of their places (not at 1.1 m after
+# standing again, TENDU_FROM_BOTH_FEET_FAILS_AT). Before, by the chain's bent supporting knee (51 degrees,
+# the pelvis 7 cm low), the foot coming back rolled the pelvis, the one-foot pelvis trim wound up to 39
+# degrees and pitched it as far, and levelled again at once as the chain closed the foot the dancer fell
+# (10.7 s in at 1.65 m). Same rules after it as after the front foot's, and not standing again after it
+# (AFTER_THE_TENDU_BY_CHAIN_FALLS). Its tendu to the side so too (before: fell 8.8 s in at 1.65 m, as the
+# foot slid back in): straight from the position 1.2-4.9 cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m,
+# but refused at 1.1-1.25 m (TENDU_FROM_BOTH_FEET_FAILS_AT): the weight shift onto the front foot after it
+# fell after standing again at 1.1 and 1.15 m (19.7, 18.7 s in) and ended 17.9 cm outside the polygon at
+# 1.25 m after a weight shift onto the back foot and back, after which the tendu itself ended 14.8 cm
+# outside at 1.1 m.
+# The tendus that would pass through the other foot's place, the front foot's back and the back foot's front,
+# are refused as no tendu from fourth (TENDU_CROSSING_FELL has what they did).
+TENDU_CROSSING_FELL = {
+    "front": "tried, it fell 6.4-6.5 s in at 1.1-2.0 m passing over the supporting foot (see TENDU_PASSING), "
+             "also lifted straight up over its spot first by IK (4.7-4.9 s)",
+    "back": "tried as the back foot's tendu back, it fell 8.2-8.5 s in at 1.1-2.0 m",
+}
 _EITHER_FOOT_TENDUS = frozenset((d, f) for d in ("front", "side", "back") for f in ("L", "R"))
 TENDU_FROM_BOTH_FEET = {
     "first_position": _EITHER_FOOT_TENDUS,
     "second_position": _EITHER_FOOT_TENDUS,
     "third_position": _EITHER_FOOT_TENDUS,
-    "fourth_position": frozenset({("front", "R"), ("side", "R")}),
+    "fourth_position": frozenset({("front", "R"), ("side", "R"), ("side", "L"), ("back", "L")}),
     "fifth_position": _EITHER_FOOT_TENDUS,
 }
 # Where a tendu from both feet goes onto the supporting foot and closes back by the closed chain although
@@ -186,6 +202,10 @@ AFTER_THE_TENDU_BY_CHAIN_FALLS = {
             "to the side fell at 1.65 and 2.0 m (19.8, 19.1 s) and seeded draw 49 from fifth fell in one "
             "99.6 s in; by the closed chain they held there, but draw 29 with eleven plies after it ended "
             "one 1.8 cm outside the polygon, and the weight shift after two ended 2.3 cm outside at 1.1 m",
+    "standing": "after the back foot's tendu back or to the side, standing with the legs leaning alike "
+                "tipped the dancer backwards 1 s in at 1.1-1.65 m (by the closed chain the COM ended 1.2-1.4 "
+                "cm outside the polygon at 1.1-1.3 m), and coming back to the middle after a weight shift "
+                "fell 20-21 s in at 1.1-2.0 m",
 }
 # Where a tendu from both feet fell after a plie in the position, and how.
 TENDU_AFTER_A_PLIE_FALLS = {
@@ -200,8 +220,9 @@ TENDU_AFTER_A_PLIE_FALLS = {
 # TENDU_CLOSE_BEHIND_BLEND: the chain bends the front knee back to 20 degrees as the weight goes to the
 # middle, and in TENDU_CLOSE (pose over half a second) the feet chattered off the floor and both slid
 # 4 cm back (in 6 s with the pose over half a second, 16 cm); now 0.5-0.9 cm, the COM 6.1-6.7 cm
-# inside.
-TENDU_BEHIND_FROM_BOTH_FEET = ("fifth_position",)
+# inside. In fourth the knee was bent 51 degrees (the pelvis 7 cm low) and the back foot is held over its
+# spot as the leg straightens (HELD_OVER_ITS_SPOT); it closes in TENDU_CLOSE_WIDE's seconds there.
+TENDU_BEHIND_FROM_BOTH_FEET = ("fourth_position", "fifth_position")
 # In second a tendu from both feet leaves the supporting knee bent as the weight shift does (40-46 degrees:
 # the other foot, far out, holds the pelvis down) and the working foot closes onto its wide place from
 # there (see perform.WIDE_LANDING). It takes at least TENDU_WIDE_SECONDS: the toes slide out further from
@@ -693,8 +714,21 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # after them fell at 1.1, 1.15 and 1.2 m (12.4-13.7 s in; seeded draw 44 from fifth at 1.1 m, 40.0 s; the
 # same at e75f254). From 1.3 m they end 2.7-4.8 cm inside (the back foot's tendus 4.7-6.0 at 1.1-1.35 m).
 # Straight from the position only: after the change into fifth from second the tendu to the side holds at
-# 1.1 m (test_dancer_perform's AFTER_SECOND_TO_FIFTH).
-TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25)}
+# 1.1 m (test_dancer_perform's AFTER_SECOND_TO_FIFTH). Likely the short body's contacts chattering at the
+# model's step, as on one toe (perform.FINE_ON_ONE_TOE_BELOW): with every tick integrated in sim.FINE_STEPS
+# steps the tendu front in fifth and a demi plie after it held at 1.1-1.25 m, the COM 2.6-5.5 cm inside over
+# the last second of each step (at the model's step it fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm
+# outside); not applied yet (every phase of a short dancer would change).
+# In fourth the back (left) foot's tendu back after standing again there ended 1.1 m tall with the weight
+# shift onto the front foot after it 13.6 cm outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside; straight
+# from the position, after a weight shift and back and after the changes into fourth it held at 1.1 m too).
+# Keyed by the direction too, refused after a change as well: the back foot's tendu to the side in fourth
+# (see TENDU_FROM_BOTH_FEET; after the change from first at 1.1 m the weight shift after it ended 9.4 cm
+# outside; at 1.3-2.0 m 1.3-6.0 cm inside after standing, a weight shift and back, the changes from first,
+# third and fifth, and in the steps after it).
+TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25),
+                                 ("fourth_position", "L"): (1.1,),
+                                 ("fourth_position", "L", "side"): (1.1, 1.15, 1.2, 1.25)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
@@ -800,6 +834,7 @@ class State:
     since_change: int = 0     # steps done since the change into this position (or the start)
     changed_by: str = ""      # the foot ('L' or 'R') that made the change into this position
     on_the_feet: bool = False  # the legs stand the feet where a releve left them (REST_ON_THE_FEET)
+    closed_behind: bool = False  # the back foot closed a tendu from both feet here (HELD_OVER_ITS_SPOT)
 
 
 def parse_step(item: str) -> tuple[str, str | None]:
@@ -1014,17 +1049,25 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               "weight_shift and retire")
     if name.startswith("tendu_") and state.support == "both":
         direction, working = name.split("_", 1)[1], side or "R"
+        if _crosses_the_supporting_foot(state.position, direction, working):
+            which = "front" if working == FRONT_FOOT else "back"
+            raise DancerError(f"{name} on the {_word(working)} ({which}) foot straight from both feet in "
+                              f"{state.position} is refused: it would pass through the other foot's place, "
+                              "which a tendu from fourth does not (the front foot's go front and to the "
+                              f"side, the back foot's back and to the side; {TENDU_CROSSING_FELL[which]}); "
+                              "add a weight_shift first for the one-foot tendu")
         if (direction, working) not in TENDU_FROM_BOTH_FEET.get(state.position, ()):
             where = f"in {', '.join(TENDU_FROM_BOTH_FEET)} on either foot"
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet (the dancer falls in it or in a tendu "
                               f"after it); it is {where}: add a weight_shift first for the one-foot tendu")
         fails_at = () if state.changed else TENDU_FROM_BOTH_FEET_FAILS_AT.get((state.position, working), ())
+        fails_at = TENDU_FROM_BOTH_FEET_FAILS_AT.get((state.position, working, direction), fails_at)
         if _fell_near(height, fails_at):
             raise DancerError(f"{name} on the {_word(working)} foot straight from both feet in "
                               f"{state.position} is not balanced yet for a dancer {height:g} m tall (at "
-                              f"{', '.join(f'{h:g}' for h in fails_at)} m the COM ended outside the feet and "
-                              "a plie after it fell); add a weight_shift first for the one-foot tendu")
+                              f"{', '.join(f'{h:g}' for h in fails_at)} m the COM ended outside the feet in "
+                              "it or in a step after it); add a weight_shift first for the one-foot tendu")
         once = TENDU_ONCE_FROM_BOTH_FEET.get(state.position)
         if once and (state.closed or (state.changed and "changed" in once)):
             after, why = ("another one there", once["again"]) if state.closed else \
@@ -1147,10 +1190,14 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
 # every step's last second and the feet 0.1-1.6 cm off fourth's places after the change. With standing again
 # between, the grand plie held and the demi plie did but from fifth at 2.0 m: the front heel came up, the
 # foot slid 1.2 cm and the COM ended 6.8 cm outside the feet in the plie's last second; plies after standing
-# again stay refused.
+# again stay refused. Danced every 10 cm over 1.1-2.3 m, the weight shift onto the front foot and a retire
+# held from both at every height the change holds at (see TRANSITION_FELL_AT), and a demi then a grand plie
+# from fifth; from third they fell at 1.4 and 1.6 m, so the plies after the change from third stay refused.
 AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS = {
     "plie": "a demi plie after standing again, from fifth at 2.0 m: the front heel came up, the foot slid "
             "1.2 cm and the COM ended 6.8 cm outside the feet",
+    "third": "from third a demi plie then a grand plie fell at 1.4 and 1.6 m (26.3, 26.8 s, in the grand "
+             "plie; every 10 cm over 1.1-2.3 m, from fifth none fell)",
 }
 
 
@@ -1164,6 +1211,10 @@ def _check_after_the_tendu_by_chain(state: State, name: str) -> None:
         raise DancerError(f"changing to {name} {after} ({falls['change']}); change before the tendu")
     if name in _BOTH_FEET:
         raise DancerError(f"{name} {after} ({falls['plie']}); plie before the tendu")
+    if name == state.position and state.closed_behind:
+        raise DancerError(f"{name} again after the back foot's tendu from both feet there is not balanced "
+                          f"yet ({falls['standing']}); shift the weight onto either foot and stay there, or "
+                          "do the releve")
 
 
 def _check_after_the_change_into_fourth(state: State, name: str, side: str | None) -> None:
@@ -1184,7 +1235,13 @@ def _check_after_the_change_into_fourth(state: State, name: str, side: str | Non
                           f"change from {state.changed_from} into fourth_position is not balanced yet "
                           f"({falls['front']})")
     standing_again = state.since_change and not state.plied
-    if name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT) and standing_again:
+    left_change = name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT)
+    if left_change and state.changed_from == "third_position":
+        raise DancerError(f"{name} after the {_word(other(FRONT_FOOT))} (back) foot's change from "
+                          "third_position into fourth_position is not balanced yet "
+                          f"({AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS['third']}); change from fifth "
+                          "for it")
+    if left_change and standing_again:
         raise DancerError(f"{name} after standing again after the {_word(other(FRONT_FOOT))} (back) foot's "
                           "change into fourth_position is not balanced yet "
                           f"({AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS['plie']}); plie straight after "
@@ -1598,7 +1655,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                 close, blend = TENDU_CLOSE_WIDE[state.position]
             phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
                                     closed_chain=chained))
-            return phases_out, replace(state, closed=True)
+            behind = state.closed_behind or (_behind_from_both_feet(state, working)
+                                             and state.position in HELD_OVER_ITS_SPOT)
+            return phases_out, replace(state, closed=True, closed_behind=behind)
         return phases_out, replace(state, hover=True)
 
     if name == "pivot_quarter" and not state.releve:
@@ -1773,6 +1832,12 @@ STRAIGHTEN_SECONDS = 2.0  # the free foot's lift and the supporting leg's straig
 # Where the closed-chain weight shift leaves the supporting knee bent (the other foot, far out or
 # crossed, holds the pelvis down): second 46 degrees, third and fifth onto the front foot 17-21.
 STRAIGHTEN_IN = ("second_position", "third_position", "fourth_position", "fifth_position")
+# Where the back foot's tendus from both feet (TENDU_BEHIND_FROM_BOTH_FEET) keep the free foot held this
+# high (m) over its spot by IK while the supporting leg straightens, instead of the lift pose: in fourth, with
+# the weight over the front foot, that pose (written for a centred pelvis) carried the back foot 19 cm
+# forward onto the front foot and the dancer fell as it closed (11-13 s in at 1.65 m). The supporting
+# leg straightens no higher than the free leg still reaches the spot (perform.HOVER_REACH).
+HELD_OVER_ITS_SPOT = {"fourth_position": 0.01}
 
 
 def _off_the_floor(state: State, working: str, support: str, label: str,
@@ -1787,8 +1852,9 @@ def _off_the_floor(state: State, working: str, support: str, label: str,
     floor). Elsewhere the back foot of a crossed position lifts flat first (``_lift_first``)."""
     onto_it = state.support == support or _behind_from_both_feet(state, working)
     if state.position in STRAIGHTEN_IN and not (state.hover or state.raised) and onto_it:
+        held = HELD_OVER_ITS_SPOT.get(state.position) if _behind_from_both_feet(state, working) else None
         return [Phase(label, STRAIGHTEN_SECONDS, lifted, support, "foot:" + support,
-                      0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True)]
+                      0.9 * STRAIGHTEN_SECONDS, 0.3, straighten=True, land=held)]
     return _lift_first(state, working, support, label, lifted)
 
 

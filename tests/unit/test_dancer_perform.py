@@ -618,8 +618,17 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
         (("third_position", "demi_plie", "tendu_back:left"),
          ("left (back) foot straight from both feet after a plie in third_position", "3.7")),
         (("third_position", "tendu_front:left", "grand_plie", "tendu_side:left"), ("after a plie",)),
-        (("fourth_position", "tendu_front:left"), ("straight from both feet in fourth_position",)),
-        (("fourth_position", "tendu_back"), ("straight from both feet in fourth_position",)),
+        (("fourth_position", "tendu_front:left"),
+         ("straight from both feet in fourth_position", "pass through the other foot's place", "8.2-8.5 s")),
+        (("fourth_position", "tendu_back"),
+         ("straight from both feet in fourth_position", "pass through the other foot's place", "6.4-6.5 s")),
+        (("fourth_position", "fourth_position", "tendu_side:left", "fourth_position"),
+         ("again after the back foot's tendu from both feet",)),
+        (("fourth_position", "tendu_back:left", "fourth_position"),
+         ("again after the back foot's tendu from both feet", "1 s in")),
+        (("fourth_position", "tendu_back:left", "weight_shift:right", "fourth_position"),
+         ("again after the back foot's tendu from both feet", "20-21 s in")),
+        (("fourth_position", "tendu_back:left", "tendu_side:right"), ("after another one there",)),
         (("fourth_position", "tendu_front", "tendu_side"), ("after another one there", "0.02 cm outside")),
         (("fourth_position", "demi_plie", "tendu_side"), ("after a plie in fourth_position", "8.3, 10.4 s")),
         (("fourth_position", "tendu_side", "first_position"),
@@ -1230,6 +1239,61 @@ def test_the_front_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(di
         assert show.in_contact[tick, show.contact_bodies.index(f"foot.{side}")], side
 
 
+# The back (left) foot's tendu back from both feet in fourth, the weight on the front foot. Before, by the
+# chain's supporting knee bent 51 degrees, the pelvis wound up pitched 39 degrees by the one-foot trim and the
+# dancer fell as the chain levelled it, closing the foot (10.7 s in at 1.65 m). With the supporting leg
+# straightened first, no higher than the free foot still reaches its spot, and that foot held over it
+# (steps.HELD_OVER_ITS_SPOT, perform.HOVER_REACH), measured: the COM 1.2-5.6 cm inside over the tendu's last
+# second, the feet within 1.0-1.3 cm of where they stood (at 1.1 m after a change into fourth: standing
+# again there first, the weight shift after it ended outside, steps.TENDU_FROM_BOTH_FEET_FAILS_AT).
+# Its tendu to the side so too (before: fell 8.8 s in at 1.65 m): 1.6-4.9 cm inside, the feet within 1.1-1.5
+# cm at 1.3-2.0 m (refused below, steps.TENDU_FROM_BOTH_FEET_FAILS_AT).
+@pytest.mark.parametrize(("direction", "height"), [
+    ("back", 1.1), ("back", 1.3), ("back", 1.65), ("back", 2.0),
+    ("side", 1.3), ("side", 1.65), ("side", 2.0)])
+def test_the_back_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(direction, height):
+    name = f"tendu_{direction}:left"
+    start = ("first_position", "fourth_position") if height < 1.2 else ("fourth_position",)
+    show = perform((*start, name, "weight_shift:right"), height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    index = len(start)
+    _, begin, end = show.phase_times[index]
+    first = np.searchsorted(show.times, begin)
+    # Out: the tip of the pointed foot's toes just above the floor (0.9-1.1 cm at its point, 0.4 on the way
+    # out: the leg reaches it from the straightened supporting leg's height), the rest of the foot up.
+    key = np.searchsorted(show.times, dict(show.key_times)[name]) - 1
+    assert not show.in_contact[key, show.contact_bodies.index("foot.L")]
+    assert 0.0 < show.toe_tips["L"][key, 2] + 0.002 < 0.015
+    # ... away from where the foot stood.
+    assert np.linalg.norm(show.toe_tips["L"][key, :2] - show.toe_tips["L"][first, :2]) > 0.05
+    # Closed: both feet flat where they stood, within 1.5 cm.
+    tick = np.searchsorted(show.times, end) - 1
+    for side in ("L", "R"):
+        ankle = show.joint_positions[f"foot.{side}"]
+        assert np.linalg.norm(ankle[tick, :2] - ankle[first, :2]) < 0.015, side
+        assert ankle[tick, 2] == pytest.approx(ankle[first, 2], abs=0.003), side
+        assert show.in_contact[tick, show.contact_bodies.index(f"foot.{side}")], side
+
+
+# What follows it, and what may come before it (measured: the COM 1.1-7.3 cm inside over each step's last
+# second).
+@pytest.mark.parametrize(("sequence", "height"), [
+    (("fourth_position", "tendu_back:left", "weight_shift:left", "retire:right"), 2.0),
+    (("fourth_position", "tendu_back:left", "releve"), 1.3),
+    (("fourth_position", "weight_shift:left", "fourth_position", "tendu_back:left", "weight_shift:left"),
+     1.65),
+    (("fifth_position", "fourth_position", "tendu_back:left", "weight_shift:left"), 1.1),
+    (("fourth_position", "fourth_position", "tendu_side:left", "releve"), 2.0),
+    (("fourth_position", "weight_shift:left", "fourth_position", "tendu_side:left", "weight_shift:right"),
+     1.3),
+])
+def test_the_steps_around_the_back_foots_tendu_from_both_feet_in_fourth_hold(sequence, height):
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+
+
 # What follows it (1.1 and 2.0 m measured: the COM 0.1-7.7 cm inside over each step's last second).
 @pytest.mark.parametrize(("sequence", "height"), [
     (("fourth_position", "tendu_front:right", "fourth_position", "weight_shift:left", "retire:right"), 1.1),
@@ -1378,19 +1442,17 @@ def test_the_right_foot_changes_into_fourth_and_the_steps_after_it_hold(start, h
 
 # The left foot's change back into fourth from third and fifth (the weight on the right foot) and the steps
 # after it, at 1.1-2.0 m: the feet within 0.1-1.6 cm of fourth's places, the COM 1.0-9.0 cm inside in
-# every step's last second. The plies straight after it and the weight shift onto the front (right) foot
-# were refused in session 10 (a grand plie fell at 1.1 and 1.3 m, the shift at 1.65 m) and hold since
-# (steps.AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS).
+# every step's last second. The weight shift onto the front (right) foot and, from fifth, the plies straight
+# after it were refused in session 10 (a grand plie fell at 1.1 and 1.3 m, the shift at 1.65 m) and hold since
+# (steps.AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS; from third the plies fell at 1.4 and 1.6 m).
 LEFT_INTO_FOURTH = {
     f"{start}, {then}": (f"{start}_position", "weight_shift:right", "fourth_position") + steps
     for start in ("third", "fifth")
     for then, steps in (("back foot", ("weight_shift:left", "tendu_back:right", "retire:right")),
                         ("again", ("fourth_position", "weight_shift:left", "developpe_side_45:right")),
-                        ("plies", ("grand_plie", "demi_plie", "weight_shift:left", "tendu_back:right",
-                                   "retire:right") if start == "third" else
-                         ("demi_plie", "grand_plie", "weight_shift:left", "developpe_side_45:right")),
                         ("front foot", ("weight_shift:right", "retire:left")))
-}
+} | {"fifth, plies": ("fifth_position", "weight_shift:right", "fourth_position", "demi_plie", "grand_plie",
+                      "weight_shift:left", "developpe_side_45:right")}
 
 
 @pytest.mark.parametrize("height", [1.1, 1.3, 1.65, 2.0])
@@ -1414,8 +1476,10 @@ def test_the_left_foot_changes_into_fourth_and_the_steps_after_it_hold(name, hei
      ("to third_position after a change into fourth_position", "1.1 m")),
     (("fifth_position", "weight_shift:right", "fourth_position", "fourth_position", "demi_plie"),
      ("demi_plie after standing again after the left (back) foot's change", "6.8 cm")),
-    (("third_position", "weight_shift:right", "fourth_position", "fourth_position", "grand_plie"),
+    (("fifth_position", "weight_shift:right", "fourth_position", "fourth_position", "grand_plie"),
      ("grand_plie after standing again after the left (back) foot's change",)),
+    (("third_position", "weight_shift:right", "fourth_position", "grand_plie"),
+     ("grand_plie after the left (back) foot's change from third_position", "1.4 and 1.6 m")),
     (("first_position", "weight_shift:right", "fourth_position"), ("with the left foot moving",)),
     (("fifth_position", "fourth_position", "second_position"), ("to second_position after a change",)),
     (("first_position", "fourth_position", "weight_shift:left", "fourth_position"),
