@@ -1195,10 +1195,14 @@ AFTER_THE_CHANGE_INTO_FOURTH_FALLS = {
 # every step's last second and the feet 0.1-1.6 cm off fourth's places after the change. With standing again
 # between, the grand plie held and the demi plie did but from fifth at 2.0 m: the front heel came up, the
 # foot slid 1.2 cm and the COM ended 6.8 cm outside the feet in the plie's last second; plies after standing
-# again stay refused.
+# again stay refused. Danced every 10 cm over 1.1-2.3 m, the weight shift onto the front foot and a retire
+# held from both at every height the change holds at (see TRANSITION_FELL_AT), and a demi then a grand plie
+# from fifth; from third they fell at 1.4 and 1.6 m, so the plies after the change from third stay refused.
 AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS = {
     "plie": "a demi plie after standing again, from fifth at 2.0 m: the front heel came up, the foot slid "
             "1.2 cm and the COM ended 6.8 cm outside the feet",
+    "third": "from third a demi plie then a grand plie fell at 1.4 and 1.6 m (26.3, 26.8 s, in the grand "
+             "plie; every 10 cm over 1.1-2.3 m, from fifth none fell)",
 }
 
 
@@ -1236,7 +1240,13 @@ def _check_after_the_change_into_fourth(state: State, name: str, side: str | Non
                           f"change from {state.changed_from} into fourth_position is not balanced yet "
                           f"({falls['front']})")
     standing_again = state.since_change and not state.plied
-    if name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT) and standing_again:
+    left_change = name in _BOTH_FEET and state.changed_by == other(FRONT_FOOT)
+    if left_change and state.changed_from == "third_position":
+        raise DancerError(f"{name} after the {_word(other(FRONT_FOOT))} (back) foot's change from "
+                          "third_position into fourth_position is not balanced yet "
+                          f"({AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS['third']}); change from fifth "
+                          "for it")
+    if left_change and standing_again:
         raise DancerError(f"{name} after standing again after the {_word(other(FRONT_FOOT))} (back) foot's "
                           "change into fourth_position is not balanced yet "
                           f"({AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS['plie']}); plie straight after "
