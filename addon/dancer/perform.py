@@ -219,7 +219,15 @@ def _place_foot(scratch: DancerSim, qpos: NDArray[np.float64], side: str, ankle:
         mj.mj_comPos(m, d)
         current = d.xmat[body].reshape(3, 3)
         position_error = ankle - d.xpos[body]
-        rotation_error = 0.5 * sum(np.cross(current[:, i], frame[:, i]) for i in range(3))
+        # Half the sum over the columns of current x target: np.cross's products and differences,
+        # summed from 0 in the same order, in floats.
+        (c0, c1, c2), (t0, t1, t2) = current.tolist(), np.asarray(frame).tolist()
+        rx = ry = rz = 0
+        for i in range(3):
+            rx += c1[i] * t2[i] - c2[i] * t1[i]
+            ry += c2[i] * t0[i] - c0[i] * t2[i]
+            rz += c0[i] * t1[i] - c1[i] * t0[i]
+        rotation_error = 0.5 * np.array([rx, ry, rz])
         mj.mj_jacBody(m, d, jacp, jacr, body)
         jac = np.vstack([jacp[:, dofs], jacr[:, dofs]])
         error = np.concatenate([position_error, rotation_error])

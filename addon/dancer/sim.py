@@ -150,7 +150,9 @@ class DancerSim:
             mj.mj_kinematics(m, d)
             for side in feet:
                 up = d.xmat[self.body_ids[f"foot.{side}"]].reshape(3, 3)[:, 2]
-                tilt = np.cross(up, [0.0, 0.0, 1.0])
+                # np.cross's products and differences in floats (its per-call overhead dwarfs them).
+                (ux, uy, uz), (vx, vy, vz) = up.tolist(), (0.0, 0.0, 1.0)
+                tilt = np.array([uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx])
                 for axis in ("y", "x"):
                     j = self.index[f"foot.{side}_{axis}"]
                     d.qpos[self.qadr[j]] += float(tilt @ d.xaxis[self.jid[j]])

@@ -260,6 +260,11 @@ TENDU_ONCE_FROM_BOTH_FEET = {
 # In fourth in TENDU_CLOSE's 2.5 s (the pose over 1.5 s) the tendu front ended 1 cm outside at 1.1 m.
 TENDU_CLOSE_WIDE = {"second_position": (4.0, 1.5), "fourth_position": (4.0, 1.5)}
 TENDU_CLOSE_BEHIND = 4.0
+# Where the back foot's tendus from both feet close in these (seconds, the legs' pose blended over), not in
+# TENDU_CLOSE's 2.5 s with the pose over half a second: in third at 2.0 m both feet chattered on the floor as
+# the weight went back to the middle after the tendu back (off it for ticks, both 2.9 cm back) and the COM
+# ended 6.2 cm outside the polygon in its last second; so it ends 7.6 cm inside, the feet within 0.4 cm.
+BACK_FOOT_CLOSE = {"third_position": (4.0, 1.5)}
 TENDU_CLOSE_BEHIND_BLEND = 2.0
 # Positions where the back foot's tendus from both feet are refused after a plie, and why. Re-tried after
 # the lean reset (session 10): the feet no longer walk apart (0.05-1.5 cm off their places after the
@@ -1659,6 +1664,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             close, blend = TENDU_CLOSE, 0.5
             if _behind_from_both_feet(state, working):
                 close, blend = TENDU_CLOSE_BEHIND, TENDU_CLOSE_BEHIND_BLEND
+            if working != FRONT_FOOT and state.position in BACK_FOOT_CLOSE:
+                close, blend = BACK_FOOT_CLOSE[state.position]
             if state.position in TENDU_CLOSE_WIDE:
                 close, blend = TENDU_CLOSE_WIDE[state.position]
             phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,

@@ -1314,9 +1314,9 @@ def test_the_steps_after_a_tendu_from_both_feet_in_fourth_hold(sequence, height)
     _com_inside_for_the_last_second_of_every_step(show)
 
 
-@pytest.mark.parametrize("height", [1.1, 1.65, pytest.param(2.0, marks=pytest.mark.xfail(strict=True, reason=(
-    "at 2.0 m the back foot's tendu back from both feet in third ends with the COM 6.2 cm outside the "
-    "polygon in its last second (it completes; 2.3-3.1 cm inside at 1.1-1.65 m), measured session 10")))])
+# At 2.0 m it ended with the COM 6.2 cm outside the polygon in its last second (both feet chattering as the
+# weight went back to the middle); closed in steps.BACK_FOOT_CLOSE's seconds, 5.2-7.6 cm inside at 1.1-2.0 m.
+@pytest.mark.parametrize("height", [1.1, 1.65, 2.0])
 def test_the_back_foots_tendu_back_from_both_feet_in_third_ends_over_the_feet(height):
     show = perform(("third_position", "tendu_back:left"), height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
