@@ -1280,8 +1280,8 @@ def test_the_back_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(dir
         assert show.in_contact[tick, show.contact_bodies.index(f"foot.{side}")], side
 
 
-# What follows it, and what may come before it (measured: the COM 1.1-7.3 cm inside over each step's last
-# second).
+# What follows the back foot's tendus from both feet in fourth, and what may come before them (measured:
+# the COM 1.1-7.3 cm inside over each step's last second).
 @pytest.mark.parametrize(("sequence", "height"), [
     (("fourth_position", "tendu_back:left", "weight_shift:left", "retire:right"), 2.0),
     (("fourth_position", "tendu_back:left", "releve"), 1.3),
@@ -1291,15 +1291,8 @@ def test_the_back_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(dir
     (("fourth_position", "fourth_position", "tendu_side:left", "releve"), 2.0),
     (("fourth_position", "weight_shift:left", "fourth_position", "tendu_side:left", "weight_shift:right"),
      1.3),
-])
-def test_the_steps_around_the_back_foots_tendu_from_both_feet_in_fourth_hold(sequence, height):
-    show = perform(sequence, height=height)
-    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
-    _com_inside_for_the_last_second_of_every_step(show)
-
-
-# What follows it (1.1 and 2.0 m measured: the COM 0.1-7.7 cm inside over each step's last second).
-@pytest.mark.parametrize(("sequence", "height"), [
+    # What follows the front foot's (1.1 and 2.0 m measured: the COM 0.1-7.7 cm inside over each step's last
+    # second).
     (("fourth_position", "tendu_front:right", "fourth_position", "weight_shift:left", "retire:right"), 1.1),
     (("fourth_position", "tendu_side:right", "weight_shift:left", "tendu_front:right"), 1.3),
     (("fourth_position", "tendu_front:right", "weight_shift:right", "retire:left"), 2.0),
@@ -1308,7 +1301,7 @@ def test_the_steps_around_the_back_foots_tendu_from_both_feet_in_fourth_hold(seq
     (("first_position", "fourth_position", "tendu_front:right", "weight_shift:left", "tendu_side:right"),
      2.0),
 ])
-def test_the_steps_after_a_tendu_from_both_feet_in_fourth_hold(sequence, height):
+def test_the_steps_around_a_tendu_from_both_feet_in_fourth_hold(sequence, height):
     show = perform(sequence, height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(show)
