@@ -720,11 +720,13 @@ def _fell_near(height: float, heights: tuple[float, ...]) -> bool:
 # height. Since every tick of a dancer below 1.5 m is integrated in sim.FINE_STEPS steps
 # (perform.FINE_STEP_BELOW, session 11) first into fifth at 1.1 m ends with the COM 4.0 cm inside (3.9 after a
 # demi plie, 2.8 with a weight shift and a retire after it) and fifth into fourth at 1.14-1.16 m 3.8 cm inside
-# (1.5 with a retire after it). Kept refused for now: lifted together with the fifth tendus below, 2 of the 11
-# seeded draws for 1.1 m that then changed fell (14 at 125.6 s, 40 at 108.0 s; 0 19 20 25 34 39 44 45 47
-# completed), not yet traced to a step.
+# (1.5 with a retire after it). Lifted together with the fifth tendus below (session 11), 2 of the 11 seeded
+# draws for 1.1 m that then changed fell (14 at 125.6 s, 40 at 108.0 s), in a grand plie after a change into
+# second, which fell from third at 1.1-1.2 m on its own; those plies hold since they go by the chain
+# (PLIE_BY_CHAIN_AFTER_A_CHANGE, session 12). Fifth into fourth is lifted since. First into fifth stays
+# refused at 1.1 m: with the fine step seeded draw 44 drawn for 1.1 m (fifth, the left foot's tendu to the
+# side, two grand plies, first, a demi plie) still fell in it, 47.3 s in.
 TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
-                      ("fifth_position", "fourth_position", "R"): (1.15,),
                       ("third_position", "fourth_position", "L"): (1.7, 1.75, 1.8)}
 # The heights (m) near which (FELL_NEAR) a tendu from both feet does not hold, per (position, working foot):
 # in fifth the front (right) foot's tendus front, side and back at 1.1-1.25 m end with the COM outside the
@@ -736,8 +738,12 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # model's step, as on one toe. Since every tick below 1.5 m is integrated in sim.FINE_STEPS steps
 # (perform.FINE_STEP_BELOW, session 11) the front foot's tendus front, side and back in fifth and a demi plie
 # after them hold at 1.1-1.25 m, the COM 2.3-4.9 cm inside over the last second of each step (at the model's
-# step the tendu front and the plie fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm outside); kept refused for
-# now (see TRANSITION_FELL_AT: seeded draws 14 and 40 for 1.1 m fell once lifted). In fourth the back foot's
+# step the tendu front and the plie fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm outside); lifted at
+# 1.15-1.25 m in session 12 (see TRANSITION_FELL_AT: seeded draws 14 and 40 for 1.1 m had fallen later, in a
+# plie after a change into second). Still refused at 1.1 m: lifted there, seeded draw 14 (fifth, the tendu to
+# the side twice, a grand plie, the tendu to the side again) ended its last tendu 2.3 cm outside the feet as
+# the right foot came down from its hover (the left toes came up and the COP rocked back onto the heels
+# for half a second; at 1.15-1.25 m the same steps end 4.2-4.6 cm inside). In fourth the back foot's
 # tendus back (1.1 m) and side (1.1-1.25 m) with a weight shift after them, straight from the position, end
 # 2.0-2.3 cm inside with the fine step (after standing again, where they failed, not measured).
 # In fourth the back (left) foot's tendu back after standing again there ended 1.1 m tall with the weight
@@ -747,7 +753,7 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # (see TENDU_FROM_BOTH_FEET; after the change from first at 1.1 m the weight shift after it ended 9.4 cm
 # outside; at 1.3-2.0 m 1.3-6.0 cm inside after standing, a weight shift and back, the changes from first,
 # third and fifth, and in the steps after it).
-TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25),
+TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1,),
                                  ("fourth_position", "L"): (1.1,),
                                  ("fourth_position", "L", "side"): (1.1, 1.15, 1.2, 1.25)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
