@@ -563,7 +563,7 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             points = [d.xpos[toe] + rotation @ tip for tip in tips]
             for each, point in zip(jacs[:2], points, strict=True):
                 mj.mj_jac(m, d, each, None, point, toe)
-            first, second = jacs[0][:, columns], jacs[1][:, columns]
+            first, second = jacs[0].take(columns, axis=1), jacs[1].take(columns, axis=1)
             jac[:3] = 0.5 * (first + second)
             jac[3] = first[2] - second[2]
             error[:3] = goal - 0.5 * (points[0] + points[1])
@@ -571,7 +571,7 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             if rows == 5:
                 under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
-                jac[4] = jacs[2][2, columns]
+                jac[4] = jacs[2][2].take(columns)
                 error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
             if np.maximum.reduce(np.abs(error)) < 1e-4:
                 break

@@ -643,6 +643,14 @@ PLIE_SETTLE = 1.5
 # apart each (9.5 cm after five; third seed 14 of a sweep fell in its fourth grand plie); by the chain
 # they stay within 0.9 cm.
 PLIE_BY_CHAIN = ("third_position", "fifth_position")
+# After a change into second the feet stand where the change's chain set them, the knees a little bent:
+# there the plies were solved once for the pelvis going straight down and came up to the angles they
+# started on, and rising from a grand plie the pelvis rolled (the hips 9 degrees about the line of the
+# feet by 17.5 s), one foot's toes came off the floor and the COM swung 6 cm onto that foot: from third
+# at 1.1, 1.15 and 1.2 m the dancer fell 18.9-19.1 s in (1.25, 1.3 m: 3.5, 3.6 cm inside; seeded draws 14
+# and 40 for 1.1 m with fifth's refusals lifted, 127.4 and 111.1 s). By the chain, from first, third and
+# fifth the demi and grand plies hold at 1.1-2.0 m, the COM 4.4-8.3 cm inside in their last second.
+PLIE_BY_CHAIN_AFTER_A_CHANGE = ("second_position",)
 TRANSITION_HOVER = 0.03  # m: the moving foot of a position change travels this high over its place
 TRANSITION_SETTLE = 1.5  # s: the weight settles in the middle of the new position
 # Share of a change's seconds (against 0.5 up, 1 carried, 1.75 the weight to the middle, and 2 onto the
@@ -1566,7 +1574,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # Up, the legs go back to the angles they started the step on (``Phase.restore``): back to the
         # position's angles, they lost what the closed chain had them stand on (the feet off their
         # nominal places by a few millimetres after any chain step) and the feet walked.
-        if state.position in PLIE_BY_CHAIN:
+        by_chain = state.changed and state.position in PLIE_BY_CHAIN_AFTER_A_CHANGE
+        if state.position in PLIE_BY_CHAIN or by_chain:
             drop = PLIE_SINK[name]
             phases.append(Phase(label, down, bent, "both", "hold", 0.9 * down, 0.9 * down, closed_chain=True,
                                 chain_drop=(0.0, drop)))
