@@ -1307,8 +1307,9 @@ def test_the_steps_around_a_tendu_from_both_feet_in_fourth_hold(sequence, height
 # Standing again after the back foot's tendus from both feet in fourth, straight or back from the back foot,
 # on the closed chain that closed the tendu (before, the legs leaning alike: tipped backwards 1 s in at
 # 1.1-1.65 m, 20-21 s in after a weight shift; at 1.1 m the tendu comes after a change into fourth, after
-# which standing again is refused, steps.AFTER_THE_CHANGE_INTO_FOURTH_FALLS). Measured: the COM 0.4-4.8 cm inside over its last second
-# (0.4 at 2.0 m), 4.8-8.2 after the weight shift, the steps after it 1.9-7.3; the balls within 0.4 cm.
+# which standing again is refused, steps.AFTER_THE_CHANGE_INTO_FOURTH_FALLS). Measured: the COM 0.4-4.8 cm
+# inside over its last second (0.4 at 2.0 m), 4.8-8.2 after the weight shift, the steps after it 1.9-7.3;
+# the balls within 0.4 cm.
 @pytest.mark.parametrize(("sequence", "height"), [
     (("fourth_position", "tendu_back:left", "fourth_position", "weight_shift:right"), 1.3),
     (("fourth_position", "tendu_side:left", "fourth_position", "releve"), 1.3),
