@@ -524,9 +524,11 @@ CHANGES = {
     # to the middle as it lands).
     **{f"{name} into fourth": (f"{name}_position", "fourth_position", "weight_shift:left", "retire:right")
        for name in ("first", "third", "fifth")},
-    # The left foot going back into fourth from third and fifth (the weight on the right foot).
+    # The left foot going back into fourth from first, third and fifth (the weight on the right foot; from
+    # first carried in two halves, steps.CARRIED_IN_TWO_HALVES).
     **{f"left {name} into fourth": (f"{name}_position", "weight_shift:right", "fourth_position",
-                                    "weight_shift:left", "retire:right") for name in ("third", "fifth")},
+                                    "weight_shift:left", "retire:right")
+       for name in ("first", "third", "fifth")},
 }
 
 
@@ -612,8 +614,8 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
           "weight_shift:left"), ("back onto a hovering foot in second_position", "35.5 s")),
         (("third_position", "second_position", "weight_shift:left", "tendu_side:right", "weight_shift:right"),
          ("back onto a hovering foot in second_position after a change into it",)),
-        (("first_position", "weight_shift:right", "fourth_position"),
-         ("to fourth_position", "left foot moving")),
+        (("fifth_position", "weight_shift:right", "third_position"),
+         ("to third_position", "left foot moving")),
         (("fifth_position", "demi_plie", "weight_shift:right", "first_position"), ("left foot moving",)),
         (("third_position", "demi_plie", "tendu_back:left"),
          ("left (back) foot straight from both feet after a plie in third_position", "3.7")),
@@ -1460,19 +1462,20 @@ def test_the_right_foot_changes_into_fourth_and_the_steps_after_it_hold(start, h
     assert np.linalg.norm(ankle[-1, :2] - ankle[tick, :2]) < 0.02
 
 
-# The left foot's change back into fourth from third and fifth (the weight on the right foot) and the steps
-# after it, at 1.1-2.0 m: the feet within 0.1-1.6 cm of fourth's places, the COM 1.0-9.0 cm inside in
+# The left foot's change back into fourth from first, third and fifth (the weight on the right foot) and the
+# steps after it, at 1.1-2.0 m: the feet within 0.1-1.6 cm of fourth's places, the COM 1.0-9.0 cm inside in
 # every step's last second. The weight shift onto the front (right) foot and, from fifth, the plies straight
 # after it were refused in session 10 (a grand plie fell at 1.1 and 1.3 m, the shift at 1.65 m) and hold since
 # (steps.AFTER_THE_LEFT_FOOTS_CHANGE_INTO_FOURTH_FALLS; from third the plies fell at 1.4 and 1.6 m).
 LEFT_INTO_FOURTH = {
     f"{start}, {then}": (f"{start}_position", "weight_shift:right", "fourth_position") + steps
-    for start in ("third", "fifth")
+    for start in ("first", "third", "fifth")
     for then, steps in (("back foot", ("weight_shift:left", "tendu_back:right", "retire:right")),
                         ("again", ("fourth_position", "weight_shift:left", "developpe_side_45:right")),
                         ("front foot", ("weight_shift:right", "retire:left")))
-} | {"fifth, plies": ("fifth_position", "weight_shift:right", "fourth_position", "demi_plie", "grand_plie",
-                      "weight_shift:left", "developpe_side_45:right")}
+} | {f"{start}, plies": (f"{start}_position", "weight_shift:right", "fourth_position", "demi_plie",
+                         "grand_plie", "weight_shift:left", "developpe_side_45:right")
+     for start in ("first", "fifth")}
 
 
 @pytest.mark.parametrize("height", [1.1, 1.3, 1.65, 2.0])
@@ -1500,7 +1503,8 @@ def test_the_left_foot_changes_into_fourth_and_the_steps_after_it_hold(name, hei
      ("grand_plie after standing again after the left (back) foot's change",)),
     (("third_position", "weight_shift:right", "fourth_position", "grand_plie"),
      ("grand_plie after the left (back) foot's change from third_position", "1.4 and 1.6 m")),
-    (("first_position", "weight_shift:right", "fourth_position"), ("with the left foot moving",)),
+    (("first_position", "weight_shift:right", "fourth_position", "fourth_position", "demi_plie"),
+     ("demi_plie after standing again after the left (back) foot's change",)),
     (("fifth_position", "fourth_position", "second_position"), ("to second_position after a change",)),
     (("first_position", "fourth_position", "weight_shift:left", "fourth_position"),
      ("from one foot", "18.2")),
