@@ -624,12 +624,9 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("straight from both feet in fourth_position", "pass through the other foot's place", "8.2-8.5 s")),
         (("fourth_position", "tendu_back"),
          ("straight from both feet in fourth_position", "pass through the other foot's place", "6.4-6.5 s")),
-        (("fourth_position", "fourth_position", "tendu_side:left", "fourth_position"),
-         ("again after the back foot's tendu from both feet",)),
-        (("fourth_position", "tendu_back:left", "fourth_position"),
-         ("again after the back foot's tendu from both feet", "1 s in")),
+        # Standing again after the back foot's tendu holds (see the test below), but not off the front foot.
         (("fourth_position", "tendu_back:left", "weight_shift:right", "fourth_position"),
-         ("again after the back foot's tendu from both feet", "20-21 s in")),
+         ("from the right (front) foot in fourth_position", "coming back off the front foot")),
         (("fourth_position", "tendu_back:left", "tendu_side:right"), ("after another one there",)),
         (("fourth_position", "tendu_front", "tendu_side"), ("after another one there", "0.02 cm outside")),
         (("fourth_position", "demi_plie", "tendu_side"), ("after a plie in fourth_position", "8.3, 10.4 s")),
@@ -1307,6 +1304,32 @@ def test_the_steps_around_a_tendu_from_both_feet_in_fourth_hold(sequence, height
     show = perform(sequence, height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(show)
+
+
+# Standing again after the back foot's tendus from both feet in fourth, straight or back from the back foot,
+# on the closed chain that closed the tendu (before, the legs leaning alike: tipped backwards 1 s in at
+# 1.1-1.65 m, 20-21 s in after a weight shift; at 1.1 m the tendu comes after a change into fourth, after
+# which standing again is refused, steps.AFTER_THE_CHANGE_INTO_FOURTH_FALLS). Measured: the COM 0.4-4.8 cm
+# inside over its last second (0.4 at 2.0 m), 4.8-8.2 after the weight shift, the steps after it 1.9-7.3;
+# the balls within 0.4 cm.
+@pytest.mark.parametrize(("sequence", "height"), [
+    (("fourth_position", "tendu_back:left", "fourth_position", "weight_shift:right"), 1.3),
+    (("fourth_position", "tendu_side:left", "fourth_position", "releve"), 1.3),
+    (("fourth_position", "tendu_back:left", "fourth_position"), 1.65),
+    (("fourth_position", "tendu_side:left", "weight_shift:left", "fourth_position"), 1.65),
+    (("fourth_position", "tendu_back:left", "fourth_position", "weight_shift:left"), 2.0),
+    (("fourth_position", "tendu_back:left", "weight_shift:left", "fourth_position"), 2.0),
+])
+def test_standing_again_after_the_back_foots_tendu_in_fourth_holds(sequence, height):
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    index = len(sequence) - 1 - sequence[::-1].index("fourth_position")
+    _, begin, end = show.phase_times[index]
+    ticks = np.nonzero((show.times >= begin) & (show.times < end))[0]
+    for side in ("L", "R"):
+        ball = show.joint_positions[f"toe.{side}"][ticks, :2]
+        assert np.linalg.norm(ball - ball[0], axis=1).max() < 0.01, side
 
 
 # At 2.0 m it ended with the COM 6.2 cm outside the polygon in its last second (both feet chattering as the
