@@ -316,7 +316,14 @@ BACK_FOOT_TENDU_AFTER_A_PLIE = {
 # left (0.18 rad, 0 in a fresh first) and blended to it during the carry, pitching the pelvis 9 degrees; set
 # to 0 (tried, not kept), the pitch stays 1-2.5 degrees but the dancer still fell (14.3-14.8 s). Carried at
 # first's share it still fell (and the change from fourth into first fell at 1.1 m, 7.8 s); brought over the
-# middle of the foot first (2 s), it fell 2 s later at 1.1-1.65 m and held at 2.0.
+# middle of the foot first (2 s), it fell 2 s later at 1.1-1.65 m and held at 2.0. Session 12: carried in two
+# halves as from first into fourth (CARRIED_IN_TWO_HALVES) both fell at 1.1-2.0 m (13.7-14.9 s), also with
+# first's hip flexion set to 0; with the balance's lean absorbed into the lift's pose, earlier (12.5-13.9 s).
+# Traced at 1.65 m: the change out of fourth sets the right (supporting) hip's flexion target to -0.22 rad at
+# the carry's end, first's pose names none, so it stays through the closed chain's settle and the weight
+# shift while the joint stands near 0 (the lean makes up 0.17-0.21 rad); the lift then leaves the target at
+# +0.18 with the joint at -0.05 (straight from first: -0.01 and -0.04), and the carry pitches the pelvis.
+# Re-basing the legs' targets on the chain's angles after that change would touch every change out of fourth.
 LEFT_AFTER_FOURTH_FALLS = {
     name: "the carried foot swung 15 cm up and 27 cm behind the supporting foot and the dancer fell backwards"
     for name in ("first_position", "third_position")
