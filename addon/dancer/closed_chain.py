@@ -108,10 +108,11 @@ class ClosedChain:
         goals = [(spots[s][0].tolist(), spots[s][1].tolist()) for s in SIDES]
         for _ in range(iterations):
             mj.mj_kinematics(m, d)
-            feet = d.xpos[self.foot_ids].tolist()
-            frames = d.xmat[self.foot_ids].tolist()
-            axes = d.xaxis[self.jids].tolist()
-            anchors = d.xanchor[self.jids].tolist()
+            # take(): the same rows as fancy indexing at a fraction of its cost.
+            feet = d.xpos.take(self.foot_ids, axis=0).tolist()
+            frames = d.xmat.take(self.foot_ids, axis=0).tolist()
+            axes = d.xaxis.take(self.jids, axis=0).tolist()
+            anchors = d.xanchor.take(self.jids, axis=0).tolist()
             jac, errors = [], []
             for leg, ((px, py, pz), target) in enumerate(goals):
                 fx, fy, fz = feet[leg]
@@ -143,7 +144,7 @@ class ClosedChain:
                 jac.append(rows)
             array = np.array(jac)
             normal = (array @ array.transpose(0, 2, 1) + DAMPING).tolist()
-            q = d.qpos[self.qadrs].tolist()
+            q = d.qpos.take(self.qadrs).tolist()
             for leg in range(2):
                 weights = solve_spd_small(normal[leg], errors[leg])
                 rows = jac[leg]

@@ -530,6 +530,9 @@ def _heel(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
     return sim.memo[key]
 
 
+DAMPING_OF = {rows: 1e-3 * np.eye(rows) for rows in (4, 5)}  # _aim_toe's, made once (never written)
+
+
 def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDArray[np.float64],
              iterations: int = 12) -> dict[str, float]:
     """The ``side`` leg's angles that put the toe tip at ``goal`` with both its tip contacts level, the
@@ -555,7 +558,7 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
         columns = dofs[:rows]
         jac = np.empty((rows, rows), order="F")
         error = np.empty(rows)
-        damping = 1e-3 * np.eye(rows)
+        damping = DAMPING_OF[rows]
         for _ in range(iterations):
             mj.mj_kinematics(m, d)
             mj.mj_comPos(m, d)
@@ -563,7 +566,7 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             points = [d.xpos[toe] + rotation @ tip for tip in tips]
             for each, point in zip(jacs[:2], points, strict=True):
                 mj.mj_jac(m, d, each, None, point, toe)
-            first, second = jacs[0][:, columns], jacs[1][:, columns]
+            first, second = jacs[0].take(columns, axis=1), jacs[1].take(columns, axis=1)
             jac[:3] = 0.5 * (first + second)
             jac[3] = first[2] - second[2]
             error[:3] = goal - 0.5 * (points[0] + points[1])
@@ -571,9 +574,10 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
             if rows == 5:
                 under = d.xpos[foot] + d.xmat[foot].reshape(3, 3) @ heel
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
-                jac[4] = jacs[2][2, columns]
+                jac[4] = jacs[2][2].take(columns)
                 error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
-            if np.maximum.reduce(np.abs(error)) < 1e-4:
+            # Every |error| below the tolerance (a NaN is not), as max(|error|) < tolerance was.
+            if all(-1e-4 < value < 1e-4 for value in error.tolist()):
                 break
             step = np.linalg.solve(jac.T @ jac + damping, jac.T @ error)
             d.qpos[qadr[:rows]] += np.minimum(np.maximum(step, -0.05), 0.05)

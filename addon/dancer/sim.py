@@ -86,6 +86,34 @@ def _remember_warning(message: str) -> None:
     del MUJOCO_WARNINGS[:-20]
 
 
+def _sum_as_numpy(values: list[float]) -> float:
+    """``float(np.add.reduce(np.array(values)))`` in plain floats: numpy's pairwise summation (eight
+    running sums, then the rest in order; at most a few dozen contacts, within its first block)."""
+    count = len(values)
+    if count < 8:
+        total = 0.0
+        for value in values:
+            total += value
+        return total
+    if count > 128:
+        return float(_sum(np.array(values)))
+    r0, r1, r2, r3, r4, r5, r6, r7 = values[:8]
+    full = count - count % 8
+    for i in range(8, full, 8):
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for value in values[full:]:
+        total += value
+    return total
+
+
 def lean_for_shift(shift_xy: NDArray[np.float64], height: float) -> NDArray[np.float64]:
     """World rotation (about x, y) of a body pivoting ``height`` below its COM moving it by ``shift_xy``."""
     return np.array([-shift_xy[1], shift_xy[0]]) / height
@@ -127,6 +155,7 @@ class DancerSim:
         pair = np.arange(m.ngeom)
         owner = contact_body[np.where(pair[:, None] == self.floor, pair[None, :], pair[:, None])]
         self.contact_owner = np.where(owner >= 0, owner, len(CONTACT_BODIES))
+        self.contact_owner_rows = self.contact_owner.tolist()
         self.pyramid_cones = m.opt.cone == 0
         self.steps_per_tick = max(1, int(round(CONTROL_DT / m.opt.timestep)))
         self.targets = np.zeros(len(body.joints))
@@ -187,25 +216,37 @@ class DancerSim:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)),
                                np.zeros(len(CONTACT_BODIES), dtype=bool), 0.0)
         contact = d.contact  # each attribute access builds a wrapper: take it once
-        geoms = contact.geom[:n]
-        pos = contact.pos[:n]
-        forces = self.normal_forces(n)
-        owner = self.contact_owner[geoms[:, 0], geoms[:, 1]]
-        pushing = forces > 1e-6
-        touching = np.zeros(len(CONTACT_BODIES) + 1, dtype=bool)  # the last: contacts of no foot
-        touching[owner[pushing]] = True
-        in_contact = touching[:-1]
-        if np.count_nonzero(pushing) < n:
-            forces, pos = forces[pushing], pos[pushing]
-        total = float(_sum(forces))
+        # A dozen contacts a tick: plain Python floats, in the same operations and order as the array
+        # form this replaced (numpy's overhead on each of its dozen small operations was most of the
+        # cost), so the same bits.
+        if d.nefc == 4 * n and self.pyramid_cones:
+            # See normal_forces: numpy's sum over a row of four adds them in order.
+            forces = [((e0 + e1) + e2) + e3 for e0, e1, e2, e3 in d.efc_force[: 4 * n].reshape(n, 4).tolist()]
+        else:
+            forces = self.normal_forces(n).tolist()
+        owners = self.contact_owner_rows
+        touching = [False] * (len(CONTACT_BODIES) + 1)  # the last: contacts of no foot
+        pushed, points = [], []
+        for (g0, g1), force, point in zip(contact.geom[:n].tolist(), forces, contact.pos[:n].tolist(),
+                                          strict=True):
+            if force > 1e-6:
+                touching[owners[g0][g1]] = True
+                pushed.append(force)
+                points.append(point)
+        in_contact = np.array(touching[:-1])
+        total = _sum_as_numpy(pushed)
         if total <= 1e-6:
             return Measurement(com, vel, np.array([com[0], com[1], 0.0]), np.zeros((0, 2)), in_contact, 0.0)
-        cop = _sum(forces[:, None] * pos, axis=0) / total
-        cop[2] = 0.0
-        xy = pos[:, :2]
-        vertices = hull_vertices(xy.tolist())
+        # numpy's sum over the contacts (axis 0) adds the rows in order.
+        (px, py, _), force = points[0], pushed[0]
+        cop_x, cop_y = force * px, force * py
+        for force, (px, py, _) in zip(pushed[1:], points[1:], strict=True):
+            cop_x += force * px
+            cop_y += force * py
+        cop = np.array([cop_x / total, cop_y / total, 0.0])
+        vertices = hull_vertices([(px, py) for px, py, _ in points])
         if vertices is None:
-            hull = np.unique(xy, axis=0)
+            hull = np.unique(np.array(points)[:, :2], axis=0)
             vertices = list(map(tuple, hull.tolist()))
         else:
             hull = np.array(vertices, dtype=np.float64)
@@ -233,8 +274,9 @@ class DancerSim:
         """NaN in the state, the COM sunk below 80% of ``com_height`` (the standing height unless
         a pose such as a grand plie is meant to lower it), or the chest tipped beyond 45 degrees."""
         d = self.data
-        # One NaN or inf anywhere makes the sums non-finite: two reductions check everything.
-        if not math.isfinite(float(_sum(d.qpos)) + float(_sum(d.qvel))):
+        # One NaN or inf anywhere makes the sums non-finite: two sums check everything (Python's sum of
+        # the float lists, cheaper than numpy's reductions on some thirty numbers).
+        if not math.isfinite(sum(d.qpos.tolist()) + sum(d.qvel.tolist())):
             return True
         if meas.com[2] < 0.8 * (self.rest_com_height if com_height is None else com_height):
             return True
@@ -271,7 +313,8 @@ class DancerSim:
         offsets = np.zeros(len(self.joint_names))
         # Plain floats for the handful of joints, the same products and sums as the array form.
         x, y = float(lean[0]), float(lean[1])
-        rows = self.data.xaxis[self.jid[index]].tolist()
+        # take(): the same rows as fancy indexing, without its general machinery (a fifth of the cost).
+        rows = self.data.xaxis.take(self.jid.take(index), axis=0).tolist()
         offsets[index] = [weight * (x * axis[0] + y * axis[1])
                           for weight, axis in zip(w.tolist(), rows, strict=True)]
         return offsets
@@ -285,7 +328,7 @@ class DancerSim:
         """``offsets += lean_offsets((x, y), terms)`` for each ``(x, y, terms)`` in turn (the same
         products and sums, joint by joint): two or three leans of a joint or two, every control
         tick, where numpy's per-call overhead is most of the cost."""
-        rows = self.data.xaxis[[jid for _, _, terms in leans for _, jid, _ in terms]].tolist()
+        rows = self.data.xaxis.take([jid for _, _, terms in leans for _, jid, _ in terms], axis=0).tolist()
         k = 0
         for x, y, terms in leans:
             for index, _, w in terms:

@@ -205,9 +205,10 @@ def test_plies_after_a_change_into_second_hold_by_the_chain(start, height):
 
 
 # From a sweep of every change straight from its position every 5 cm over 1.1-2.3 m (the left foot's after a
-# weight shift onto the right): where the other two that fell are refused, and that they hold just beside.
+# weight shift onto the right): where the changes that still fall are refused, and that they hold just beside.
 @pytest.mark.parametrize(("sequence", "fell_at", "held_at"), [
     (("third_position", "weight_shift:right", "fourth_position"), 1.75, (1.65, 1.85)),
+    (("first_position", "weight_shift:right", "fourth_position"), 2.1, (2.0,)),
 ])
 def test_other_changes_are_refused_where_they_fell_and_hold_beside(sequence, fell_at, held_at):
     with pytest.raises(DancerError, match=rf"{sequence[0]} to fourth_position with the .* fell at"):
