@@ -193,6 +193,7 @@ def test_plies_after_a_change_into_second_hold_by_the_chain(start, height):
 @pytest.mark.parametrize(("sequence", "fell_at", "held_at"), [
     (("fifth_position", "fourth_position"), 1.15, (1.1, 1.2)),
     (("third_position", "weight_shift:right", "fourth_position"), 1.75, (1.65, 1.85)),
+    (("first_position", "weight_shift:right", "fourth_position"), 2.1, (2.0,)),
 ])
 def test_other_changes_are_refused_where_they_fell_and_hold_beside(sequence, fell_at, held_at):
     with pytest.raises(DancerError, match=rf"{sequence[0]} to fourth_position with the .* fell at"):
