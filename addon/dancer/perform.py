@@ -608,14 +608,16 @@ def _held_against_gravity(scratch: DancerSim, qpos: NDArray[np.float64], mask: N
     mj.mj_rne(m, d, 0, bias)
     out = np.zeros(len(scratch.jid))
     # One position actuator per joint, in the joints' order (model._mjcf).
-    out[mask] = bias[scratch.dadr[mask]] / m.actuator_gainprm[mask, 0]
+    # take() over the mask's indices: the same numbers as boolean indexing, without its machinery.
+    index = mask.nonzero()[0]
+    out[index] = bias.take(scratch.dadr.take(index)) / m.actuator_gainprm.take(index, axis=0)[:, 0]
     return out
 
 
 def _toe_lowest(sim: DancerSim, side: str) -> float:
     """Height above the floor of the lower of the ``side`` toes' two tip contacts (their undersides)."""
     _, tips = _tip_geoms(sim, side)
-    return float(sim.data.geom_xpos[tips, 2].min()) - sim.body.contact_radius
+    return float(sim.data.geom_xpos.take(tips, axis=0)[:, 2].min()) - sim.body.contact_radius
 
 
 def _swivel(sim: DancerSim, about: NDArray[np.float64], angle: float) -> None:
