@@ -157,7 +157,7 @@ class ClosedChain:
             d.qpos[self.qadrs] = q
         out = targets.copy()
         for s in SIDES:
-            self.warm[s] = d.qpos[self.qadr[s]].copy()
+            self.warm[s] = d.qpos.take(self.qadr[s])
             out[self.index[s]] = self.warm[s]
         return out
 

@@ -530,6 +530,9 @@ def _heel(sim: DancerSim, side: str) -> tuple[int, NDArray[np.float64]]:
     return sim.memo[key]
 
 
+DAMPING_OF = {rows: 1e-3 * np.eye(rows) for rows in (4, 5)}  # _aim_toe's, made once (never written)
+
+
 def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDArray[np.float64],
              iterations: int = 12) -> dict[str, float]:
     """The ``side`` leg's angles that put the toe tip at ``goal`` with both its tip contacts level, the
@@ -555,7 +558,7 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
         columns = dofs[:rows]
         jac = np.empty((rows, rows), order="F")
         error = np.empty(rows)
-        damping = 1e-3 * np.eye(rows)
+        damping = DAMPING_OF[rows]
         for _ in range(iterations):
             mj.mj_kinematics(m, d)
             mj.mj_comPos(m, d)
@@ -573,7 +576,8 @@ def _aim_toe(scratch: DancerSim, qpos: NDArray[np.float64], side: str, goal: NDA
                 mj.mj_jac(m, d, jacs[2], None, under, foot)
                 jac[4] = jacs[2][2].take(columns)
                 error[4] = goal[2] + TENDU_HEEL_CLEAR - under[2]
-            if np.maximum.reduce(np.abs(error)) < 1e-4:
+            # Every |error| below the tolerance (a NaN is not), as max(|error|) < tolerance was.
+            if all(-1e-4 < value < 1e-4 for value in error.tolist()):
                 break
             step = np.linalg.solve(jac.T @ jac + damping, jac.T @ error)
             d.qpos[qadr[:rows]] += np.minimum(np.maximum(step, -0.05), 0.05)
@@ -604,14 +608,16 @@ def _held_against_gravity(scratch: DancerSim, qpos: NDArray[np.float64], mask: N
     mj.mj_rne(m, d, 0, bias)
     out = np.zeros(len(scratch.jid))
     # One position actuator per joint, in the joints' order (model._mjcf).
-    out[mask] = bias[scratch.dadr[mask]] / m.actuator_gainprm[mask, 0]
+    # take() over the mask's indices: the same numbers as boolean indexing, without its machinery.
+    index = np.flatnonzero(mask)
+    out[index] = bias.take(scratch.dadr.take(index)) / m.actuator_gainprm.take(index, axis=0)[:, 0]
     return out
 
 
 def _toe_lowest(sim: DancerSim, side: str) -> float:
     """Height above the floor of the lower of the ``side`` toes' two tip contacts (their undersides)."""
     _, tips = _tip_geoms(sim, side)
-    return float(sim.data.geom_xpos[tips, 2].min()) - sim.body.contact_radius
+    return float(sim.data.geom_xpos.take(tips, axis=0)[:, 2].min()) - sim.body.contact_radius
 
 
 def _swivel(sim: DancerSim, about: NDArray[np.float64], angle: float) -> None:
