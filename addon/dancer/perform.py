@@ -609,7 +609,7 @@ def _held_against_gravity(scratch: DancerSim, qpos: NDArray[np.float64], mask: N
     out = np.zeros(len(scratch.jid))
     # One position actuator per joint, in the joints' order (model._mjcf).
     # take() over the mask's indices: the same numbers as boolean indexing, without its machinery.
-    index = np.flatnonzero(mask)
+    index = mask.nonzero()[0]
     out[index] = bias.take(scratch.dadr.take(index)) / m.actuator_gainprm.take(index, axis=0)[:, 0]
     return out
 

@@ -172,23 +172,24 @@ CARRIED_IN_TWO_HALVES = frozenset([("first_position", "fourth_position", "L")])
 # once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). The back
 # (left) foot's tendu back too, the weight on the front foot, with the supporting leg straightened first and
 # the free foot held over its spot (TENDU_BEHIND_FROM_BOTH_FEET, HELD_OVER_ITS_SPOT): the COM 1.2-5.6 cm
-# inside over its last second at 1.1-2.0 m, the feet within 1.0-1.3 cm of their places (not at 1.1 m after
-# standing again, TENDU_FROM_BOTH_FEET_FAILS_AT). Before, by the chain's bent supporting knee (51 degrees,
+# inside over its last second at 1.1-2.0 m, the feet within 1.0-1.3 cm of their places (at 1.1 m after
+# standing again too since session 12: 1.2 cm inside, the weight shift after it 1.9; it was refused there,
+# 13.6 cm outside). Before, by the chain's bent supporting knee (51 degrees,
 # the pelvis 7 cm low), the foot coming back rolled the pelvis, the one-foot pelvis trim wound up to 39
 # degrees and pitched it as far, and levelled again at once as the chain closed the foot the dancer fell
 # (10.7 s in at 1.65 m). Same rules after it as after the front foot's (AFTER_THE_TENDU_BY_CHAIN_FALLS);
 # standing again after it, straight or back from a weight shift onto the back foot, the legs stay on the
 # closed chain that closed it (State.closed_behind; with the legs leaning alike the dancer tipped backwards
 # 1 s in at 1.1-1.65 m, and 20-21 s in after the weight shift): the COM 0.4-4.8 cm inside over its last
-# second at 1.1-2.0 m (at 1.1 m the tendu comes after a change into fourth, after which standing again is
-# refused: AFTER_THE_CHANGE_INTO_FOURTH_FALLS), 4.8-8.2 cm after the weight shift (the least, 0.4 at 2.0
+# second at 1.1-2.0 m, 4.8-8.2 cm after the weight shift (the least, 0.4 at 2.0
 # m, where one ball lets go of the floor for a tick as the chain starts again from the feet; the steps after
 # it 1.9-7.3 cm). Its tendu to the side so too (before: fell 8.8 s in at 1.65 m, as the foot slid back in):
-# straight from the position 1.2-4.9 cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m,
-# but refused at 1.1-1.25 m (TENDU_FROM_BOTH_FEET_FAILS_AT): the weight shift onto the front foot after it
-# fell after standing again at 1.1 and 1.15 m (19.7, 18.7 s in) and ended 17.9 cm outside the polygon at
-# 1.25 m after a weight shift onto the back foot and back, after which the tendu itself ended 14.8 cm
-# outside at 1.1 m.
+# straight from the position 1.2-4.9 cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m. At 1.1-1.25 m it
+# was refused (the weight shift onto the front foot after it fell after standing again at 1.1 and 1.15 m,
+# 19.7 and 18.7 s in, and ended 17.9 cm outside at 1.25 m after a weight shift onto the back foot and back);
+# re-measured in session 12 (main at db13199) every 5 cm over 1.1-1.25 m straight, after standing, after a
+# weight shift and back, after the changes from first, third and fifth, and standing or the weight shifts
+# after it: the COM 1.2-6.2 cm inside over the last second of each step.
 # The tendus that would pass through the other foot's place, the front foot's back and the back foot's front,
 # are refused as no tendu from fourth (TENDU_CROSSING_FELL has what they did).
 TENDU_CROSSING_FELL = {
@@ -772,19 +773,10 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # (perform.FINE_STEP_BELOW, session 11) the front foot's tendus front, side and back in fifth and a demi plie
 # after them hold at 1.1-1.25 m, the COM 2.3-4.9 cm inside over the last second of each step (at the model's
 # step the tendu front and the plie fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm outside); kept refused for
-# now (see TRANSITION_FELL_AT: seeded draws 14 and 40 for 1.1 m fell once lifted). In fourth the back foot's
-# tendus back (1.1 m) and side (1.1-1.25 m) with a weight shift after them, straight from the position, end
-# 2.0-2.3 cm inside with the fine step (after standing again, where they failed, not measured).
-# In fourth the back (left) foot's tendu back after standing again there ended 1.1 m tall with the weight
-# shift onto the front foot after it 13.6 cm outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside; straight
-# from the position, after a weight shift and back and after the changes into fourth it held at 1.1 m too).
-# Keyed by the direction too, refused after a change as well: the back foot's tendu to the side in fourth
-# (see TENDU_FROM_BOTH_FEET; after the change from first at 1.1 m the weight shift after it ended 9.4 cm
-# outside; at 1.3-2.0 m 1.3-6.0 cm inside after standing, a weight shift and back, the changes from first,
-# third and fifth, and in the steps after it).
-TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25),
-                                 ("fourth_position", "L"): (1.1,),
-                                 ("fourth_position", "L", "side"): (1.1, 1.15, 1.2, 1.25)}
+# now (see TRANSITION_FELL_AT: seeded draws 14 and 40 for 1.1 m fell once lifted). The back foot's tendus
+# back and side in fourth were refused at 1.1 and 1.1-1.25 m; they hold there now (see TENDU_FROM_BOTH_FEET).
+# An entry keyed by the direction too, (position, foot, direction), applies after a change as well.
+TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1, 1.15, 1.2, 1.25)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel

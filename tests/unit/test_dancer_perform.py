@@ -1241,13 +1241,12 @@ def test_the_front_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(di
 # dancer fell as the chain levelled it, closing the foot (10.7 s in at 1.65 m). With the supporting leg
 # straightened first, no higher than the free foot still reaches its spot, and that foot held over it
 # (steps.HELD_OVER_ITS_SPOT, perform.HOVER_REACH), measured: the COM 1.2-5.6 cm inside over the tendu's last
-# second, the feet within 1.0-1.3 cm of where they stood (at 1.1 m after a change into fourth: standing
-# again there first, the weight shift after it ended outside, steps.TENDU_FROM_BOTH_FEET_FAILS_AT).
+# second, the feet within 1.0-1.3 cm of where they stood (at 1.1 m after a change into fourth).
 # Its tendu to the side so too (before: fell 8.8 s in at 1.65 m): 1.6-4.9 cm inside, the feet within 1.1-1.5
-# cm at 1.3-2.0 m (refused below, steps.TENDU_FROM_BOTH_FEET_FAILS_AT).
+# cm at 1.3-2.0 m; at 1.1-1.25 m too since session 12 (refused there before, see test_dancer_heights).
 @pytest.mark.parametrize(("direction", "height"), [
     ("back", 1.1), ("back", 1.3), ("back", 1.65), ("back", 2.0),
-    ("side", 1.3), ("side", 1.65), ("side", 2.0)])
+    ("side", 1.1), ("side", 1.25), ("side", 1.3), ("side", 1.65), ("side", 2.0)])
 def test_the_back_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(direction, height):
     name = f"tendu_{direction}:left"
     start = ("first_position", "fourth_position") if height < 1.2 else ("fourth_position",)
