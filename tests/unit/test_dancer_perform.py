@@ -642,12 +642,6 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("grand_plie after a tendu from both feet in fourth_position", "19.8, 19.1 s")),
         (("second_position", "tendu_front", "tendu_side:left"), ("after another one there", "5-10 cm")),
         (("first_position", "second_position", "tendu_back"), ("after a change into it",)),
-        # The left foot's change between first and third right after the change out of fourth (seed 63 of a
-        # 50-79 sweep from fourth: 14.4 s; the other way 16.3 s).
-        (("fourth_position", "first_position", "weight_shift:right", "third_position"),
-         ("with the left foot moving right after the change out of fourth_position", "27 cm behind")),
-        (("fourth_position", "third_position", "weight_shift:right", "first_position"),
-         ("with the left foot moving right after the change out of fourth_position",)),
     ],
 )
 def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason(sequence, words):
@@ -1497,6 +1491,23 @@ def test_the_left_foot_changes_into_fourth_and_the_steps_after_it_hold(name, hei
     # The right foot, which carried the weight through the change, stays where it stood.
     moved = show.joint_positions["foot.R"][tick, :2] - show.joint_positions["foot.R"][0, :2]
     assert np.linalg.norm(moved) < 0.015
+
+
+# The left foot's change between first and third right after the change out of fourth into the one it leaves
+# (seed 63 of a 50-79 sweep from fourth): refused until session 12, it fell at 1.1-2.0 m (13.7-16.3 s; the
+# balance's lean kept from the change out of fourth's closed chain); with the lean from none as that change
+# settles (steps.LEAN_FROM_NONE_OUT_OF) it holds, the feet 0.3-0.8 cm off their places.
+@pytest.mark.parametrize("height", [1.1, 1.3, 1.65, 2.0])
+@pytest.mark.parametrize(("leave", "into"), [("first", "third"), ("third", "first")])
+def test_the_left_foots_change_between_first_and_third_after_leaving_fourth_holds(leave, into, height):
+    sequence = ("fourth_position", f"{leave}_position", "weight_shift:right", f"{into}_position")
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    fresh = perform((f"{into}_position",), height=height, durations={"position": 0.5})
+    tick = np.searchsorted(show.times, show.phase_times[3][2]) - 1
+    assert np.linalg.norm(_feet_apart(show, tick)[:2] - _feet_apart(fresh, -1)[:2]) < 0.015 * height / 1.65
+    assert show.in_contact[tick, :2].any() and show.in_contact[tick, 2:].any()
 
 
 @pytest.mark.parametrize(("sequence", "words"), [
