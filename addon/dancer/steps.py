@@ -172,23 +172,24 @@ CARRIED_IN_TWO_HALVES = frozenset([("first_position", "fourth_position", "L")])
 # once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). The back
 # (left) foot's tendu back too, the weight on the front foot, with the supporting leg straightened first and
 # the free foot held over its spot (TENDU_BEHIND_FROM_BOTH_FEET, HELD_OVER_ITS_SPOT): the COM 1.2-5.6 cm
-# inside over its last second at 1.1-2.0 m, the feet within 1.0-1.3 cm of their places (not at 1.1 m after
-# standing again, TENDU_FROM_BOTH_FEET_FAILS_AT). Before, by the chain's bent supporting knee (51 degrees,
+# inside over its last second at 1.1-2.0 m, the feet within 1.0-1.3 cm of their places (at 1.1 m after
+# standing again too since session 12: 1.2 cm inside, the weight shift after it 1.9; it was refused there,
+# 13.6 cm outside). Before, by the chain's bent supporting knee (51 degrees,
 # the pelvis 7 cm low), the foot coming back rolled the pelvis, the one-foot pelvis trim wound up to 39
 # degrees and pitched it as far, and levelled again at once as the chain closed the foot the dancer fell
 # (10.7 s in at 1.65 m). Same rules after it as after the front foot's (AFTER_THE_TENDU_BY_CHAIN_FALLS);
 # standing again after it, straight or back from a weight shift onto the back foot, the legs stay on the
 # closed chain that closed it (State.closed_behind; with the legs leaning alike the dancer tipped backwards
 # 1 s in at 1.1-1.65 m, and 20-21 s in after the weight shift): the COM 0.4-4.8 cm inside over its last
-# second at 1.1-2.0 m (at 1.1 m the tendu comes after a change into fourth, after which standing again is
-# refused: AFTER_THE_CHANGE_INTO_FOURTH_FALLS), 4.8-8.2 cm after the weight shift (the least, 0.4 at 2.0
+# second at 1.1-2.0 m, 4.8-8.2 cm after the weight shift (the least, 0.4 at 2.0
 # m, where one ball lets go of the floor for a tick as the chain starts again from the feet; the steps after
 # it 1.9-7.3 cm). Its tendu to the side so too (before: fell 8.8 s in at 1.65 m, as the foot slid back in):
-# straight from the position 1.2-4.9 cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m,
-# but refused at 1.1-1.25 m (TENDU_FROM_BOTH_FEET_FAILS_AT): the weight shift onto the front foot after it
-# fell after standing again at 1.1 and 1.15 m (19.7, 18.7 s in) and ended 17.9 cm outside the polygon at
-# 1.25 m after a weight shift onto the back foot and back, after which the tendu itself ended 14.8 cm
-# outside at 1.1 m.
+# straight from the position 1.2-4.9 cm inside, the feet within 1.1-1.2 cm at 1.1-2.0 m. At 1.1-1.25 m it
+# was refused (the weight shift onto the front foot after it fell after standing again at 1.1 and 1.15 m,
+# 19.7 and 18.7 s in, and ended 17.9 cm outside at 1.25 m after a weight shift onto the back foot and back);
+# re-measured in session 12 (main at db13199) every 5 cm over 1.1-1.25 m straight, after standing, after a
+# weight shift and back, after the changes from first, third and fifth, and standing or the weight shifts
+# after it: the COM 1.2-6.2 cm inside over the last second of each step.
 # The tendus that would pass through the other foot's place, the front foot's back and the back foot's front,
 # are refused as no tendu from fourth (TENDU_CROSSING_FELL has what they did).
 TENDU_CROSSING_FELL = {
@@ -323,11 +324,10 @@ BACK_FOOT_TENDU_AFTER_A_PLIE = {
 # the carry's end, first's pose names none, so it stays through the closed chain's settle and the weight
 # shift while the joint stands near 0 (the lean makes up 0.17-0.21 rad); the lift then leaves the target at
 # +0.18 with the joint at -0.05 (straight from first: -0.01 and -0.04), and the carry pitches the pelvis.
-# Re-basing the legs' targets on the chain's angles after that change would touch every change out of fourth.
-LEFT_AFTER_FOURTH_FALLS = {
-    name: "the carried foot swung 15 cm up and 27 cm behind the supporting foot and the dancer fell backwards"
-    for name in ("first_position", "third_position")
-}
+# That was the balance's lean kept from the change out of fourth's closed chain: with the lean from none as
+# that change settles (LEAN_FROM_NONE_OUT_OF, session 12) both hold at 1.1-2.0 m, the feet 0.3-0.8 cm off the
+# new position's places and the COM 4.1-7.5 cm inside in the change's last second (refused until then as
+# LEFT_AFTER_FOURTH_FALLS).
 # The right (front) foot's change from third into second once the weight had shifted onto the left foot in
 # a third reached by a change fell (seeded sweep from third, session 8, seed 2043 138.9 s in; first, third,
 # weight shift onto the left foot, second 18.5 s in, from fifth 18.3) and was refused until session 10: still
@@ -700,6 +700,13 @@ SET_DOWN_BEHIND = 1.5
 # they moved (second, third, four grand plies, first fell 45 s in, 5 s into the change into first;
 # from first it holds; with the lean from none both hold).
 OUT_OF_WIDE = {"second_position": (2.0, 3.0, 1.5, 1.75)}
+# Out of fourth too (session 12): set down by the closed chain into first or third, the balance kept 0.17-0.21
+# rad of lean on the supporting hip through the settle and the weight shift after it (0.02 straight from
+# first), the lift of the left foot's change after it re-based the hip's target on it (+0.18 rad against the
+# joint's -0.05) and the carry pitched the pelvis: the change between first and third fell at 1.1-2.0 m
+# (refused as LEFT_AFTER_FOURTH_FALLS until session 12). With the lean from none there it holds at 1.1-2.0 m,
+# the feet 0.3-0.8 cm off their places and the COM 4.1-7.5 cm inside in the change's last second.
+LEAN_FROM_NONE_OUT_OF = ("fourth_position",)
 OUT_OF_WIDE_SHIFT = 3.0
 # Out of fourth with the back (left) foot moving, the weight on the front foot: seconds of (the free
 # foot's lift with the supporting leg straightening, the carry, the set-down, the weight to the middle).
@@ -772,19 +779,10 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # plie after a change into second). Still refused at 1.1 m: lifted there, seeded draw 14 (fifth, the tendu to
 # the side twice, a grand plie, the tendu to the side again) ended its last tendu 2.3 cm outside the feet as
 # the right foot came down from its hover (the left toes came up and the COP rocked back onto the heels
-# for half a second; at 1.15-1.25 m the same steps end 4.2-4.6 cm inside). In fourth the back foot's
-# tendus back (1.1 m) and side (1.1-1.25 m) with a weight shift after them, straight from the position, end
-# 2.0-2.3 cm inside with the fine step (after standing again, where they failed, not measured).
-# In fourth the back (left) foot's tendu back after standing again there ended 1.1 m tall with the weight
-# shift onto the front foot after it 13.6 cm outside the polygon (1.15-2.0 m: 1.9-3.5 cm inside; straight
-# from the position, after a weight shift and back and after the changes into fourth it held at 1.1 m too).
-# Keyed by the direction too, refused after a change as well: the back foot's tendu to the side in fourth
-# (see TENDU_FROM_BOTH_FEET; after the change from first at 1.1 m the weight shift after it ended 9.4 cm
-# outside; at 1.3-2.0 m 1.3-6.0 cm inside after standing, a weight shift and back, the changes from first,
-# third and fifth, and in the steps after it).
-TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1,),
-                                 ("fourth_position", "L"): (1.1,),
-                                 ("fourth_position", "L", "side"): (1.1, 1.15, 1.2, 1.25)}
+# for half a second; at 1.15-1.25 m the same steps end 4.2-4.6 cm inside). The back foot's tendus
+# back and side in fourth were refused at 1.1 and 1.1-1.25 m; they hold there now (see TENDU_FROM_BOTH_FEET).
+# An entry keyed by the direction too, (position, foot, direction), applies after a change as well.
+TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1,)}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
@@ -1041,12 +1039,6 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                 raise DancerError(f"changing from {state.position} to {name} with the {_word(moving)} foot "
                                   f"moving is not balanced yet for a dancer {height:g} m tall (it fell at "
                                   f"{heights} m, 3-12 s into the change)")
-            after_fourth = state.changed_from == "fourth_position"
-            if moving != FRONT_FOOT and after_fourth and name in LEFT_AFTER_FOURTH_FALLS:
-                raise DancerError(f"changing from {state.position} to {name} with the left foot moving right "
-                                  "after the change out of fourth_position is not balanced yet "
-                                  f"({LEFT_AFTER_FOURTH_FALLS[name]}); into fifth_position it is, or change "
-                                  "with the right foot")
             if state.position == "fifth_position" and moving != FRONT_FOOT and state.plied:
                 raise DancerError(f"changing from fifth_position to {name} with the left (back) foot moving "
                                   "after a plie there is not balanced yet (after the grand plie the feet "
@@ -1505,7 +1497,8 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             phases.append(Phase(label, middle, target_pose, "both", "both", 0.5, 0.9 * middle,
                             closed_chain=_sets_down_by_chain(name), place=name))
         phases.append(Phase(label, TRANSITION_SETTLE, target_pose, "both", "keep", 0.5, 0.5,
-                            closed_chain=_sets_down_by_chain(name), place=name, lean_from_zero=out_of_wide))
+                            closed_chain=_sets_down_by_chain(name), place=name,
+                            lean_from_zero=out_of_wide or state.position in LEAN_FROM_NONE_OUT_OF))
         return phases, State(name, target_pose, changed=True, changed_from=state.position,
                              left_moved=state.left_moved or working == "L", earlier_from=state.changed_from,
                              changed_by=working)

@@ -414,6 +414,12 @@ def test_a_releve_on_both_feet_that_would_fall_is_refused_with_the_reason(sequen
     (("fourth_position", "demi_plie", "releve"), 1.65),
     (("fourth_position", "grand_plie", "releve"), 1.3),
     # ... but not always within 1.5 cm: after a grand plie at 2.0 m and after a weight shift and back.
+    # It is the back (left) ball. After the grand plie the back heel lets go 1.2 s into the weight going
+    # forward over the balls (the COM 12 cm forward) and the ball slides 1.5 cm forward on its own; after
+    # the weight shift both feet creep apart along the line of the feet, 0.3 cm/s, flat and on the balls.
+    # Tried (session 12): posed in along that line (perform.BALLS_AIM_IN, 4 mm: 3.9 cm; out 4 mm: 2.9), the
+    # weight forward in 3 s (1.9, 1.8), the balls' poses solved about where the step found the balls
+    # instead of where the last targets put them (1.7, 1.3, but the demi plie case 1.4 -> 1.6).
     pytest.param(("fourth_position", "grand_plie", "releve"), 2.0, marks=pytest.mark.xfail(
         strict=True, reason="in fourth after a grand plie at 2.0 m a ball slides 2.1 cm (COM 6.7 inside)")),
     pytest.param(("fourth_position", "weight_shift", "fourth_position", "releve"), 1.65,
@@ -636,12 +642,6 @@ def test_a_change_of_position_sets_the_moving_foot_on_its_new_place_and_settles(
          ("grand_plie after a tendu from both feet in fourth_position", "19.8, 19.1 s")),
         (("second_position", "tendu_front", "tendu_side:left"), ("after another one there", "5-10 cm")),
         (("first_position", "second_position", "tendu_back"), ("after a change into it",)),
-        # The left foot's change between first and third right after the change out of fourth (seed 63 of a
-        # 50-79 sweep from fourth: 14.4 s; the other way 16.3 s).
-        (("fourth_position", "first_position", "weight_shift:right", "third_position"),
-         ("with the left foot moving right after the change out of fourth_position", "27 cm behind")),
-        (("fourth_position", "third_position", "weight_shift:right", "first_position"),
-         ("with the left foot moving right after the change out of fourth_position",)),
     ],
 )
 def test_changes_and_tendus_from_both_feet_that_fall_are_refused_with_the_reason(sequence, words):
@@ -1247,13 +1247,12 @@ def test_the_front_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(di
 # dancer fell as the chain levelled it, closing the foot (10.7 s in at 1.65 m). With the supporting leg
 # straightened first, no higher than the free foot still reaches its spot, and that foot held over it
 # (steps.HELD_OVER_ITS_SPOT, perform.HOVER_REACH), measured: the COM 1.2-5.6 cm inside over the tendu's last
-# second, the feet within 1.0-1.3 cm of where they stood (at 1.1 m after a change into fourth: standing
-# again there first, the weight shift after it ended outside, steps.TENDU_FROM_BOTH_FEET_FAILS_AT).
+# second, the feet within 1.0-1.3 cm of where they stood (at 1.1 m after a change into fourth).
 # Its tendu to the side so too (before: fell 8.8 s in at 1.65 m): 1.6-4.9 cm inside, the feet within 1.1-1.5
-# cm at 1.3-2.0 m (refused below, steps.TENDU_FROM_BOTH_FEET_FAILS_AT).
+# cm at 1.3-2.0 m; at 1.1-1.25 m too since session 12 (refused there before, see test_dancer_heights).
 @pytest.mark.parametrize(("direction", "height"), [
     ("back", 1.1), ("back", 1.3), ("back", 1.65), ("back", 2.0),
-    ("side", 1.3), ("side", 1.65), ("side", 2.0)])
+    ("side", 1.1), ("side", 1.25), ("side", 1.3), ("side", 1.65), ("side", 2.0)])
 def test_the_back_foots_tendu_from_both_feet_in_fourth_closes_onto_its_place(direction, height):
     name = f"tendu_{direction}:left"
     start = ("first_position", "fourth_position") if height < 1.2 else ("fourth_position",)
@@ -1492,6 +1491,23 @@ def test_the_left_foot_changes_into_fourth_and_the_steps_after_it_hold(name, hei
     # The right foot, which carried the weight through the change, stays where it stood.
     moved = show.joint_positions["foot.R"][tick, :2] - show.joint_positions["foot.R"][0, :2]
     assert np.linalg.norm(moved) < 0.015
+
+
+# The left foot's change between first and third right after the change out of fourth into the one it leaves
+# (seed 63 of a 50-79 sweep from fourth): refused until session 12, it fell at 1.1-2.0 m (13.7-16.3 s; the
+# balance's lean kept from the change out of fourth's closed chain); with the lean from none as that change
+# settles (steps.LEAN_FROM_NONE_OUT_OF) it holds, the feet 0.3-0.8 cm off their places.
+@pytest.mark.parametrize("height", [1.1, 1.3, 1.65, 2.0])
+@pytest.mark.parametrize(("leave", "into"), [("first", "third"), ("third", "first")])
+def test_the_left_foots_change_between_first_and_third_after_leaving_fourth_holds(leave, into, height):
+    sequence = ("fourth_position", f"{leave}_position", "weight_shift:right", f"{into}_position")
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
+    _com_inside_for_the_last_second_of_every_step(show)
+    fresh = perform((f"{into}_position",), height=height, durations={"position": 0.5})
+    tick = np.searchsorted(show.times, show.phase_times[3][2]) - 1
+    assert np.linalg.norm(_feet_apart(show, tick)[:2] - _feet_apart(fresh, -1)[:2]) < 0.015 * height / 1.65
+    assert show.in_contact[tick, :2].any() and show.in_contact[tick, 2:].any()
 
 
 @pytest.mark.parametrize(("sequence", "words"), [
