@@ -648,6 +648,18 @@ TENDU = {"front": (0.0, -0.65), "side": (-0.65, 0.0), "back": (0.0, 0.65)}
 TENDU_CLOSE = 2.5
 PLIE_SPINE = -0.05  # a slight forward tilt of the spine per radian of knee bend
 WEIGHT_SHIFT_SET_DOWN = 2.0
+# Below this height (m; perform.FINE_STEP_BELOW, so taller dancers move exactly as before) a weight shift
+# onto a hovering foot first lowers it over 2 s (TENDU_CLOSE's pose blend) with the COM target held over
+# the supporting foot, then takes the weight to the middle: the step lasts TENDU_CLOSE longer. Lowered in
+# half a second with the weight going to the middle as it landed (heel first, toes up), at 1.1 m the
+# supporting foot's toes came up, the COP rocked back to the heels (2.6-3.6 cm behind), the contacts
+# chattered and the dancer fell (seeded draw 59's prefix: fifth, weight shift left, tendu front,
+# developpe front 90 and side 45 right, weight shift right, 46.75 s in; 1.15, 1.2 m held 2.3 cm inside).
+# The weight held but the foot lowered as fast, the landing toes still struck first, the COP jumped 7 cm
+# and it fell (46.81 s). Lowered slowly the foot lands flat without a chatter and the prefix holds at
+# 1.1, 1.15 and 1.25 m (the COM 2.1, 2.2, 2.4 cm inside in the shift's last second; draw 59 whole at 1.1
+# m 1.4 cm inside every step's last second).
+LAND_FLAT_BELOW = 1.5
 # Seconds of a weight shift from one foot straight to the other when the sequence does not say. Across
 # second's wide feet (the COM travels 0.4 m) in 3 s the COM was still 12 cm short of the foot taking the
 # weight as the step's last second began, and the unloaded foot, light, left the floor for a tick with
@@ -1553,6 +1565,11 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
             # hovering under its own hip, was dragged through the other one to its crossed place.
             phases.append(Phase(label, WEIGHT_SHIFT_SET_DOWN, pose, state.support, "foot:" + state.support,
                                 0.8 * WEIGHT_SHIFT_SET_DOWN, 0.5, land=TENDU_HOVER))
+            if height < LAND_FLAT_BELOW:
+                # The landing foot down slowly and flat before the weight leaves the supporting one
+                # (see LAND_FLAT_BELOW), then to the middle as a tendu from both feet closes.
+                phases.append(Phase(label, TENDU_CLOSE, pose, "both", "keep", 0.8 * TENDU_CLOSE, 0.5,
+                                    closed_chain=chained))
             phases.append(Phase(label, TENDU_CLOSE, pose, "both", "both", 0.5, 0.8 * TENDU_CLOSE,
                                 closed_chain=chained))
             shift, upright = _upright_split(duration, state)

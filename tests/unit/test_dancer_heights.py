@@ -238,3 +238,31 @@ def test_the_back_foots_tendus_from_both_feet_in_fourth_hold_for_short_dancers(s
     show = perform(sequence, height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s in {show.phase_times[-1][0]}"
     _com_inside_for_the_last_second_of_every_step(show)
+
+
+# Seeded draw 59's first six steps: the right foot, hovering after the developpes, is set down by the weight
+# shift onto it. Lowered in half a second with the weight going to the middle as it landed, at 1.1 m the
+# landing toes struck first, the left toes came up, the contacts chattered and the dancer fell 46.75 s in
+# (1.15, 1.2 m held 2.3 cm inside); below steps.LAND_FLAT_BELOW the foot is lowered in 2 s with the weight
+# kept over the left foot, then goes to the middle: 2.1-2.4 cm inside at 1.1-1.25 m.
+HOVER_SHIFT = ("fifth_position", "weight_shift:left", "tendu_front:right", "developpe_front_90:right",
+               "developpe_side_45:right", "weight_shift:right")
+
+
+@pytest.mark.parametrize("height", [1.1, 1.15, 1.25])
+def test_a_short_dancer_sets_the_hovering_foot_down_flat_before_the_weight_goes_over(height):
+    show = perform(HOVER_SHIFT, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s"
+    _com_inside_for_the_last_second_of_every_step(show)
+    fresh = perform(("fifth_position",), height=height, durations={"position": 0.5})
+    assert np.linalg.norm(_feet_apart(show, -1)[:2] - _feet_apart(fresh, -1)[:2]) < 0.015 * height / 1.65
+
+
+def test_seeded_draw_59_for_a_short_dancer_completes():
+    from addon.dancer import POSITIONS, random_sequence
+
+    sequence = random_sequence(np.random.default_rng(59), 20, start=POSITIONS[59 % 5], height=1.1)
+    assert tuple(sequence[:len(HOVER_SHIFT)]) == HOVER_SHIFT
+    run = perform(sequence, height=1.1)
+    assert not run.fell, f"fell at {run.fall_time:.2f} s"
+    _com_inside_for_the_last_second_of_every_step(run)
