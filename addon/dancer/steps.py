@@ -660,6 +660,11 @@ WEIGHT_SHIFT_SET_DOWN = 2.0
 # 1.1, 1.15 and 1.25 m (the COM 2.1, 2.2, 2.4 cm inside in the shift's last second; draw 59 whole at 1.1
 # m 1.4 cm inside every step's last second).
 LAND_FLAT_BELOW = 1.5
+# Positions where the front foot's tendu from both feet, below LAND_FLAT_BELOW, closes the same way: its
+# foot lowered over TENDU_CLOSE's 2 s with the COM target held over the other foot, then the weight to the
+# middle (the tendu TENDU_CLOSE longer). In fifth at 1.1 m seeded draw 14's last tendu to the side (after two
+# and a grand plie) ended 2.3 cm outside the feet as the foot came down heel first; so, 4.0 cm inside.
+LAND_FLAT_TENDU = ("fifth_position",)
 # Seconds of a weight shift from one foot straight to the other when the sequence does not say. Across
 # second's wide feet (the COM travels 0.4 m) in 3 s the COM was still 12 cm short of the foot taking the
 # weight as the step's last second began, and the unloaded foot, light, left the floor for a tick with
@@ -788,13 +793,15 @@ TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
 # after them hold at 1.1-1.25 m, the COM 2.3-4.9 cm inside over the last second of each step (at the model's
 # step the tendu front and the plie fell at 1.1-1.2 m, and at 1.25 m ended 2.8 cm outside); lifted at
 # 1.15-1.25 m in session 12 (see TRANSITION_FELL_AT: seeded draws 14 and 40 for 1.1 m had fallen later, in a
-# plie after a change into second). Still refused at 1.1 m: lifted there, seeded draw 14 (fifth, the tendu to
-# the side twice, a grand plie, the tendu to the side again) ended its last tendu 2.3 cm outside the feet as
-# the right foot came down from its hover (the left toes came up and the COP rocked back onto the heels
-# for half a second; at 1.15-1.25 m the same steps end 4.2-4.6 cm inside). The back foot's tendus
-# back and side in fourth were refused at 1.1 and 1.1-1.25 m; they hold there now (see TENDU_FROM_BOTH_FEET).
+# plie after a change into second). At 1.1 m seeded draw 14 (fifth, the tendu to the side twice, a grand
+# plie, the tendu to the side again) ended its last tendu 2.3 cm outside the feet as the right foot came down
+# from its hover (the left toes came up and the COP rocked back onto the heels for half a second; at
+# 1.15-1.25 m the same steps ended 4.2-4.6 cm inside); closed down flat before the weight goes to the middle
+# (LAND_FLAT_TENDU) it ends 4.0 cm inside, and the refusal at 1.1 m is lifted too (session 12). The back
+# foot's tendus back and side in fourth were refused at 1.1 and 1.1-1.25 m; they hold there now (see
+# TENDU_FROM_BOTH_FEET).
 # An entry keyed by the direction too, (position, foot, direction), applies after a change as well.
-TENDU_FROM_BOTH_FEET_FAILS_AT = {("fifth_position", "R"): (1.1,)}
+TENDU_FROM_BOTH_FEET_FAILS_AT: dict[tuple, tuple[float, ...]] = {}
 # The least seconds a change into a wide position takes. Into fourth the moving foot lands a foot's
 # length from the other one, the weight going to the middle as it lands (WEIGHT_WHILE_LANDING): in 6 s
 # 7 of the 12 changes from first, third and fifth at 1.1-2.0 m fell as the foot came down (its heel
@@ -1726,6 +1733,10 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
                 close, blend = BACK_FOOT_CLOSE[state.position]
             if state.position in TENDU_CLOSE_WIDE:
                 close, blend = TENDU_CLOSE_WIDE[state.position]
+            if height < LAND_FLAT_BELOW and state.position in LAND_FLAT_TENDU and working == FRONT_FOOT:
+                # Down slowly and flat before the weight goes to the middle (see LAND_FLAT_TENDU).
+                phases_out.append(Phase(label, close, pose, "both", "keep", 0.8 * close, 0.5,
+                                        closed_chain=chained))
             phases_out.append(Phase(label, close, pose, "both", "both", blend, 0.8 * close,
                                     closed_chain=chained))
             behind = state.closed_behind or (_behind_from_both_feet(state, working)

@@ -116,32 +116,40 @@ def test_a_seeded_draw_for_a_short_dancer_is_legal_at_that_height_and_completes(
 
 
 @pytest.mark.parametrize("tendu", ["tendu_front", "tendu_side", "tendu_back"])
-def test_the_front_foot_tendu_from_both_feet_in_fifth_is_refused_only_where_it_did_not_hold(tendu):
+def test_the_front_foot_tendu_from_both_feet_in_fifth_is_legal_for_short_dancers(tendu):
     # At the model's step at 1.1-1.25 m it ended with the COM 1-13 cm outside the feet and a plie after it
     # fell at 1.1-1.2 m, and it was refused there (steps.TENDU_FROM_BOTH_FEET_FAILS_AT); with
     # perform.FINE_STEP_BELOW it holds (below) and since the plies after a change into second go by the chain
     # the seeded draws picking it at 1.15-1.25 m complete. At 1.1 m seeded draw 14 (the tendu to the side
-    # after two and a grand plie) ended 2.3 cm outside the feet: refused there still.
-    with pytest.raises(DancerError, match=r"step 2 .*straight from both feet in fifth_position.*1\.1 m"):
-        plan(("fifth_position", f"{tendu}:right"), height=1.1)
-    for height in (1.15, 1.2, 1.25):
+    # after two and a grand plie) ended 2.3 cm outside the feet and it stayed refused there until the foot
+    # closed down flat before the weight went to the middle (steps.LAND_FLAT_TENDU): 4.0 cm inside.
+    for height in (1.1, 1.15, 1.2, 1.25):
         plan(("fifth_position", f"{tendu}:right", "demi_plie"), height=height)
     plan(("fifth_position", f"{tendu}:left"), height=1.1)
     plan(("fifth_position", "weight_shift:left", f"{tendu}:right"), height=1.1)
 
 
+@pytest.mark.parametrize("height", [1.1, 1.25])
+def test_seeded_draw_14s_front_foot_tendus_in_fifth_hold_for_a_short_dancer(height):
+    sequence = ("fifth_position", "tendu_side:right", "tendu_side:right", "grand_plie", "tendu_side:right")
+    show = perform(sequence, height=height)
+    assert not show.fell, f"fell at {show.fall_time:.2f} s"
+    _com_inside_for_the_last_second_of_every_step(show)
+    fresh = perform(("fifth_position",), height=height, durations={"position": 0.5})
+    assert np.linalg.norm(_feet_apart(show, -1)[:2] - _feet_apart(fresh, -1)[:2]) < 0.015 * height / 1.65
+
+
 # Every tick below perform.FINE_STEP_BELOW in the fine step: the COM ends 2.3-4.9 cm inside over the last
 # second of each step at 1.1-1.25 m (the tendus front, side and back; every 5 cm); at the model's step the
-# tendu front and the plie fell at 1.1-1.2 m and ended 2.8 cm outside at 1.25 m.
+# tendu front and the plie fell at 1.1-1.2 m and ended 2.8 cm outside at 1.25 m. Closed down flat below 1.5 m
+# (steps.LAND_FLAT_TENDU) the tendus front and back and the plie at 1.1 m: 4.0 cm inside.
 FIFTH_TENDUS = [("tendu_front", 1.1), ("tendu_front", 1.15), ("tendu_front", 1.25), ("tendu_side", 1.1),
                 ("tendu_back", 1.1), ("tendu_front", 1.3), ("tendu_front", 2.0)]
 
 
 @pytest.mark.parametrize(("tendu", "height"), FIFTH_TENDUS)
 def test_the_front_foot_tendu_from_both_feet_in_fifth_and_a_plie_hold(tendu, height):
-    # Still refused at 1.1 m (above), danced there all the same.
-    show = perform(("fifth_position", f"{tendu}:right", "demi_plie"), height=height,
-                   allow_unbalanced=height < 1.15)
+    show = perform(("fifth_position", f"{tendu}:right", "demi_plie"), height=height)
     assert not show.fell, f"fell at {show.fall_time:.2f} s"
     _com_inside_for_the_last_second_of_every_step(show)
     # The feet stay on fifth's places (the working foot back where it left).
