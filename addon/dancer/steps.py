@@ -771,15 +771,16 @@ def _fell_near(height: float, heights: tuple[float, ...]) -> bool:
 # (1.5 with a retire after it). Lifted together with the fifth tendus below (session 11), 2 of the 11 seeded
 # draws for 1.1 m that then changed fell (14 at 125.6 s, 40 at 108.0 s), in a grand plie after a change into
 # second, which fell from third at 1.1-1.2 m on its own; those plies hold since they go by the chain
-# (PLIE_BY_CHAIN_AFTER_A_CHANGE, session 12). Fifth into fourth is lifted since. First into fifth stays
+# (PLIE_BY_CHAIN_AFTER_A_CHANGE, session 12). Fifth into fourth is lifted since. First into fifth stayed
 # refused at 1.1 m: with the fine step seeded draw 44 drawn for 1.1 m (fifth, the left foot's tendu to the
-# side, two grand plies, first, a demi plie) still fell in it, 47.3 s in.
+# side, two grand plies, first, a demi plie) still fell in it, 47.3 s in, the carried foot landing toes
+# first and the contacts chattering; below LAND_FLAT_BELOW it is set down in SET_DOWN_BEHIND's share of the
+# change, as the back foot into fifth: the same steps end 5.1 cm inside, and it is lifted (session 12).
 # The left foot's change from first into fourth (legal since session 12, CARRIED_IN_TWO_HALVES) holds every
 # 5 cm over 1.1-2.0 m and at 2.01 m, the COM 3.8-6.6 cm inside in its last second, but fell from 2.02 m up
 # (2.02, 2.03, 2.05 m and every 5 cm to 2.3 m, 7.2-11.6 s in; without the two halves at 2.1 m too, 8.4 s).
 # Where it holds the feet end 0.3-0.9 cm off fourth's places but for 1.5-1.7 m (1.5-2.2 cm) and 1.95 m (3.0).
-TRANSITION_FELL_AT = {("first_position", "fifth_position", "R"): (1.1,),
-                      ("third_position", "fourth_position", "L"): (1.7, 1.75, 1.8),
+TRANSITION_FELL_AT = {("third_position", "fourth_position", "L"): (1.7, 1.75, 1.8),
                       ("first_position", "fourth_position", "L"): (2.03, 2.05, 2.1, 2.15, 2.2, 2.25, 2.3)}
 # The heights (m) near which (FELL_NEAR) a tendu from both feet does not hold, per (position, working foot):
 # in fifth the front (right) foot's tendus front, side and back at 1.1-1.25 m end with the COM outside the
@@ -1449,7 +1450,9 @@ def _step(state: State, name: str, side: str | None, label: str, seconds: float 
         # foot up, carried, set down (the weight still over the supporting foot), the weight to the
         # middle of the new position. Then it settles there for TRANSITION_SETTLE seconds.
         back_of_fifth = working != FRONT_FOOT and "fifth_position" in (name, state.position)
-        set_down = SET_DOWN_BEHIND if back_of_fifth else SET_DOWN
+        # From first into fifth a short dancer's front foot is set down as slowly (see TRANSITION_FELL_AT).
+        set_down = SET_DOWN_BEHIND if back_of_fifth or (height < LAND_FLAT_BELOW and (
+            state.position, name) == ("first_position", "fifth_position")) else SET_DOWN
         shares = (2.0 if state.support == "both" else 0.0, 0.5, 1.0, set_down, 1.75)
         out_of_wide = state.position in OUT_OF_WIDE
         if out_of_wide:
