@@ -219,11 +219,7 @@ class DancerSim:
         # A dozen contacts a tick: plain Python floats, in the same operations and order as the array
         # form this replaced (numpy's overhead on each of its dozen small operations was most of the
         # cost), so the same bits.
-        if d.nefc == 4 * n and self.pyramid_cones:
-            # See normal_forces: numpy's sum over a row of four adds them in order.
-            forces = [((e0 + e1) + e2) + e3 for e0, e1, e2, e3 in d.efc_force[: 4 * n].reshape(n, 4).tolist()]
-        else:
-            forces = self.normal_forces(n).tolist()
+        forces = self.normal_forces(n)
         owners = self.contact_owner_rows
         touching = [False] * (len(CONTACT_BODIES) + 1)  # the last: contacts of no foot
         pushed, points = [], []
@@ -252,7 +248,7 @@ class DancerSim:
             hull = np.array(vertices, dtype=np.float64)
         return Measurement(com, vel, cop, hull, in_contact, total, vertices)
 
-    def normal_forces(self, n: int) -> NDArray[np.float64]:
+    def normal_forces(self, n: int) -> list[float]:
         """Normal force of each of the first ``n`` contacts, straight from the solver's forces.
 
         With pyramidal friction cones (condim 3) a contact has four pyramid-edge forces whose
@@ -262,12 +258,13 @@ class DancerSim:
         # The model has only condim-3 contacts and no other constraints, so the solver lists
         # each contact's four edge forces one after another: check the layout, then reshape.
         if d.nefc == 4 * n and self.pyramid_cones:
-            return _sum(d.efc_force[: 4 * n].reshape(n, 4), axis=1)
-        forces = np.empty(n)
+            # In plain floats, added in order as numpy's sum over a row of four does: the same bits.
+            return [((e0 + e1) + e2) + e3 for e0, e1, e2, e3 in d.efc_force[: 4 * n].reshape(n, 4).tolist()]
+        forces = []
         wrench = np.zeros(6)
         for i in range(n):
             self.mj.mj_contactForce(self.model, d, i, wrench)
-            forces[i] = wrench[0]
+            forces.append(float(wrench[0]))
         return forces
 
     def fallen(self, meas: Measurement, com_height: float | None = None) -> bool:
