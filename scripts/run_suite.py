@@ -3,7 +3,7 @@
 Jobs: each unit test file is one job (a file that would dominate a lane is split into chunks of its
 node ids, balanced by their measured seconds), and each Blender version's ``tests/blender`` run is one
 job in that version's venv. Jobs start longest first, estimated from a committed table of measured
-seconds (``tests/suite_times.json``; ``--record`` rewrites it from the run); unknown jobs get a default.
+CPU seconds (``tests/suite_times.json``; ``--record`` rewrites it from the run); unknown jobs get a default.
 Each job's output is buffered and printed when it ends: a header line with its pytest summary and
 seconds, and the whole output when it failed. The exit status is non-zero if any job failed.
 
@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +48,7 @@ MIN_CHUNK_SECONDS = 90.0
 # --record keeps per-test seconds only for files this long (the ones that may be split), and only the
 # tests this long: the rest of a file's time is shared out evenly over its other tests.
 RECORD_TESTS_OF_FILES_OVER = 120.0
-RECORD_TESTS_OVER = 1.0
+RECORD_TESTS_OVER = 3.0
 SUMMARY_KINDS = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed")
 NO_TESTS_COLLECTED = 5
 
@@ -62,7 +64,8 @@ class Job:
     output: Path | None = None
     junit: Path | None = None
     started: float = 0.0
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall
+    cpu_seconds: float = 0.0  # user + system of the job and every process it waited for
     returncode: int | None = None
     counts: dict[str, int] = field(default_factory=dict)
     summary: str = ""
@@ -190,7 +193,9 @@ def parse_summary(text: str) -> tuple[str, dict[str, int]]:
 
 
 class Runner:
-    def __init__(self, jobs: list[Job], lanes: int, work: Path, blender_venvs: dict[str, str]):
+    def __init__(self, jobs: list[Job], lanes: int, work: Path, blender_venvs: dict[str, str],
+                 on_finish: Callable[[list[Job]], None] | None = None):
+        self.on_finish = on_finish
         self.pending = list(jobs)
         self.running: list[Job] = []
         self.done: list[Job] = []
@@ -212,10 +217,11 @@ class Runner:
         job.started = time.monotonic()
         self.running.append(job)
 
-    def finish(self, job: Job) -> None:
+    def finish(self, job: Job, status: int, usage: resource.struct_rusage) -> None:
         assert job.process is not None and job.output is not None
-        job.returncode = job.process.returncode
+        job.returncode = job.process.returncode = os.waitstatus_to_exitcode(status)
         job.seconds = time.monotonic() - job.started
+        job.cpu_seconds = usage.ru_utime + usage.ru_stime
         text = job.output.read_text(encoding="utf-8", errors="replace")
         job.summary, job.counts = parse_summary(text)
         if job.returncode == NO_TESTS_COLLECTED:
@@ -228,11 +234,14 @@ class Runner:
         else:
             version = job.stage.split()[1]
             title = f"== Blender tests on {bpy_version(self.blender_venvs[version])} ({status})"
-        print(f"{title}: {job.summary or 'no pytest summary'} ({job.seconds:.0f} s)", flush=True)
+        summary = job.summary or "no pytest summary"
+        print(f"{title}: {summary} ({job.seconds:.0f} s, CPU {job.cpu_seconds:.0f} s)", flush=True)
         if job.failed:
             print(f"---- output of {job.name} (exit {job.returncode}) " + "-" * 20, flush=True)
             print(text.rstrip("\n"), flush=True)
             print(f"---- end of {job.name} " + "-" * 20, flush=True)
+        if self.on_finish is not None:
+            self.on_finish(self.done)
 
     def run(self) -> None:
         while self.pending or self.running:
@@ -240,8 +249,10 @@ class Runner:
                 self.start(self.pending.pop(0))
             for job in list(self.running):
                 assert job.process is not None
-                if job.process.poll() is not None:
-                    self.finish(job)
+                # wait4 rather than poll: the job's CPU seconds are what the table records.
+                pid, status, usage = os.wait4(job.process.pid, os.WNOHANG)
+                if pid:
+                    self.finish(job, status, usage)
             time.sleep(0.2)
 
     def kill_all(self) -> None:
@@ -288,30 +299,34 @@ def junit_seconds(path: Path) -> dict[str, float]:
 
 
 def record(table: dict, jobs: list[Job], path: Path) -> None:
-    """Merge this run's seconds into the table: per unit file (its chunks summed), per Blender version,
-    and per long test of long files, for balancing the chunks of a split file."""
+    """Merge this run's CPU seconds into the table: per unit file (its chunks summed), per Blender
+    version, and per long test of long files, for balancing the chunks of a split file.
+
+    CPU seconds, not wall: they hardly change with the machine's load, and one busy lane runs a job in
+    about its CPU seconds. Per-test times come from JUnit (wall) and are scaled to their file's CPU."""
     files: dict[str, float] = {}
+    walls: dict[str, float] = {}
     tests: dict[str, dict[str, float]] = {}
     for job in jobs:
         if job.stage == "unit" and job.file is not None:
-            files[job.file] = files.get(job.file, 0.0) + job.seconds
+            files[job.file] = files.get(job.file, 0.0) + job.cpu_seconds
+            walls[job.file] = walls.get(job.file, 0.0) + job.seconds
             assert job.junit is not None
             tests.setdefault(job.file, {}).update(junit_seconds(job.junit))
         elif job.stage.startswith("blender "):
-            table["blender"][job.stage.split()[1]] = round(job.seconds, 1)
+            table["blender"][job.stage.split()[1]] = round(job.cpu_seconds, 1)
     for file, seconds in files.items():
         table["files"][file] = round(seconds, 1)
         table["tests"] = {n: s for n, s in table["tests"].items() if not n.startswith(file + "::")}
         if seconds > RECORD_TESTS_OF_FILES_OVER:
+            scale = seconds / walls[file] if walls[file] > 0 else 1.0
             for node, node_seconds in tests.get(file, {}).items():
-                if node_seconds >= RECORD_TESTS_OVER:
-                    table["tests"][node] = round(node_seconds, 1)
+                if node_seconds * scale >= RECORD_TESTS_OVER:
+                    table["tests"][node] = round(node_seconds * scale, 1)
     # Files that no longer exist leave the table.
     table["files"] = {f: s for f, s in sorted(table["files"].items()) if (ROOT / f).is_file()}
     table["tests"] = {n: s for n, s in sorted(table["tests"].items()) if n.split("::")[0] in table["files"]}
     path.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-    print(f"recorded {len(files)} unit files, {len(table['blender'])} Blender versions and "
-          f"{len(table['tests'])} long tests in {path}", flush=True)
 
 
 def print_summary(jobs: list[Job], wall: float, lanes: int) -> None:
@@ -328,7 +343,9 @@ def print_summary(jobs: list[Job], wall: float, lanes: int) -> None:
         jobs_failed = f"; {failed[stage]} job(s) FAILED" if failed[stage] else ""
         print(f"  {stage:<12} {shown or 'nothing ran'}{jobs_failed}", flush=True)
     busy = sum(job.seconds for job in jobs)
-    print(f"  {len(jobs)} jobs on {lanes} lane(s): wall {wall:.0f} s, job seconds {busy:.0f} s", flush=True)
+    cpu = sum(job.cpu_seconds for job in jobs)
+    print(f"  {len(jobs)} jobs on {lanes} lane(s): wall {wall:.0f} s; the jobs' wall {busy:.0f} s, "
+          f"CPU {cpu:.0f} s", flush=True)
     for job in jobs:
         if job.failed:
             print(f"  FAILED: {job.name} (exit {job.returncode})", flush=True)
@@ -347,7 +364,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--files", nargs="+", metavar="PATTERN",
                         help="only these unit files (paths or globs such as 'tests/unit/test_optics_*.py')")
     parser.add_argument("--record", action="store_true",
-                        help=f"write the measured seconds into {TABLE.relative_to(ROOT)}")
+                        help=f"write the measured CPU seconds into {TABLE.relative_to(ROOT)}")
     parser.add_argument("--table", type=Path, default=TABLE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.blender_venvs = {}
@@ -374,10 +391,12 @@ def main(argv: list[str]) -> int:
         print("run_suite: nothing to run", flush=True)
         return 1
     estimate = sum(job.estimate for job in jobs)
-    print(f"== {len(jobs)} jobs on {lanes} lane(s), longest first (estimated {estimate:.0f} job seconds)",
+    print(f"== {len(jobs)} jobs on {lanes} lane(s), longest first (estimated {estimate:.0f} CPU s)",
           flush=True)
     work = Path(tempfile.mkdtemp(prefix="procanim-suite-"))
-    runner = Runner(jobs, lanes, work, args.blender_venvs)
+    # Recording after every job keeps the figures of a long measuring run that is cut short.
+    recorder = (lambda done: record(table, done, args.table)) if args.record else None
+    runner = Runner(jobs, lanes, work, args.blender_venvs, on_finish=recorder)
     # make and CI stop a run with SIGTERM: end the jobs as on Ctrl-C.
     signal.signal(signal.SIGTERM, _interrupt)
     start = time.monotonic()
@@ -390,7 +409,8 @@ def main(argv: list[str]) -> int:
         return 130
     print_summary(runner.done, time.monotonic() - start, lanes)
     if args.record:
-        record(table, runner.done, args.table)
+        print(f"  recorded in {args.table}: {len(table['files'])} unit files, {len(table['blender'])} "
+              f"Blender versions, {len(table['tests'])} long tests", flush=True)
     shutil.rmtree(work, ignore_errors=True)
     return 1 if any(job.failed for job in runner.done) else 0
 
