@@ -365,6 +365,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="only these unit files (paths or globs such as 'tests/unit/test_optics_*.py')")
     parser.add_argument("--record", action="store_true",
                         help=f"write the measured CPU seconds into {TABLE.relative_to(ROOT)}")
+    parser.add_argument("--dry-run", action="store_true", help="print the jobs and estimates, run nothing")
     parser.add_argument("--table", type=Path, default=TABLE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.blender_venvs = {}
@@ -393,6 +394,10 @@ def main(argv: list[str]) -> int:
     estimate = sum(job.estimate for job in jobs)
     print(f"== {len(jobs)} jobs on {lanes} lane(s), longest first (estimated {estimate:.0f} CPU s)",
           flush=True)
+    if args.dry_run:
+        for job in jobs:
+            print(f"  {job.estimate:7.1f} s  {job.name}  ({len(job.command) - 4} target(s))", flush=True)
+        return 0
     work = Path(tempfile.mkdtemp(prefix="procanim-suite-"))
     # Recording after every job keeps the figures of a long measuring run that is cut short.
     recorder = (lambda done: record(table, done, args.table)) if args.record else None
