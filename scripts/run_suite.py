@@ -42,7 +42,7 @@ UNIT_VENV = ".venv"
 DEFAULT_SECONDS = {"unit": 60.0, "blender": 300.0}
 # A file is split when it alone would take more than this share of one lane's estimated work, so the
 # longest job stays well below the wall time (longest-first scheduling ends within one job of ideal).
-CHUNK_SHARE = 0.25
+CHUNK_SHARE = 0.125
 # Never split below this: each chunk pays pytest's start-up and the file's module fixtures again.
 MIN_CHUNK_SECONDS = 90.0
 # --record keeps per-test seconds only for files this long (the ones that may be split), and only the
@@ -112,10 +112,10 @@ def collect_node_ids(python: str, files: list[str]) -> dict[str, list[str]]:
 
 
 def split_into_chunks(node_ids: list[str], table_tests: dict[str, float], file_seconds: float,
-                      chunks: int) -> list[list[str]]:
-    """Longest-processing-time split of a file's tests into ``chunks`` lists of similar total seconds;
-    tests without a recorded time share the rest of the file's seconds evenly. Each chunk keeps the
-    file's order, so module fixtures are built once per chunk."""
+                      chunks: int) -> list[tuple[list[str], float]]:
+    """Longest-processing-time split of a file's tests into ``chunks`` lists of similar total seconds,
+    each with its estimated seconds; tests without a recorded time share the rest of the file's seconds
+    evenly. Each chunk keeps the file's order, so module fixtures are built once per chunk."""
     known = {n: table_tests[n] for n in node_ids if n in table_tests}
     unknown = [n for n in node_ids if n not in known]
     rest = max(file_seconds - sum(known.values()), 0.0)
@@ -128,7 +128,7 @@ def split_into_chunks(node_ids: list[str], table_tests: dict[str, float], file_s
         bins[lightest].append(node)
         loads[lightest] += cost[node]
     order = {n: i for i, n in enumerate(node_ids)}
-    return [sorted(b, key=order.__getitem__) for b in bins if b]
+    return [(sorted(b, key=order.__getitem__), load) for b, load in zip(bins, loads, strict=True) if b]
 
 
 def pytest_command(python: str, targets: list[str]) -> list[str]:
@@ -157,10 +157,9 @@ def plan_jobs(args: argparse.Namespace, table: dict, lanes: int) -> list[Job]:
             ids = node_ids.get(file)
             if file in split and ids and len(ids) > 1:
                 chunks = split_into_chunks(ids, table["tests"], estimate[file], min(split[file], len(ids)))
-                for number, chunk in enumerate(chunks, 1):
-                    known = sum(table["tests"].get(n, 0.0) for n in chunk)
+                for number, (chunk, seconds) in enumerate(chunks, 1):
                     jobs.append(Job("unit", f"{file} [{number}/{len(chunks)}]", pytest_command(python, chunk),
-                                    max(known, estimate[file] / len(chunks)), file=file))
+                                    seconds, file=file))
             else:
                 # Not split, or its collection failed: the whole file runs and shows any error.
                 jobs.append(Job("unit", file, pytest_command(python, [file]), estimate[file], file=file))

@@ -20,17 +20,19 @@ _spec.loader.exec_module(run_suite)
 def test_a_split_runs_every_test_once_in_file_order_with_balanced_chunks():
     nodes = [f"tests/unit/test_x.py::test_{i}" for i in range(10)]
     seconds = {nodes[0]: 50.0, nodes[3]: 40.0, nodes[7]: 30.0}  # the other 7 share 14 s: 2 s each
-    chunks = run_suite.split_into_chunks(nodes, seconds, file_seconds=134.0, chunks=3)
+    split = run_suite.split_into_chunks(nodes, seconds, file_seconds=134.0, chunks=3)
+    chunks = [chunk for chunk, _ in split]
     assert sorted(n for chunk in chunks for n in chunk) == sorted(nodes)
     assert all(chunk == sorted(chunk, key=nodes.index) for chunk in chunks)
-    loads = sorted(sum(seconds.get(n, 2.0) for n in chunk) for chunk in chunks)
-    assert loads == [42.0, 42.0, 50.0]  # longest first, each to the lightest chunk
+    loads = [sum(seconds.get(n, 2.0) for n in chunk) for chunk in chunks]
+    assert sorted(loads) == [42.0, 42.0, 50.0]  # longest first, each to the lightest chunk
+    assert [estimate for _, estimate in split] == pytest.approx(loads)
 
 
 def test_a_file_with_fewer_tests_than_chunks_gives_no_empty_chunk():
     nodes = ["tests/unit/test_x.py::test_a", "tests/unit/test_x.py::test_b"]
-    chunks = run_suite.split_into_chunks(nodes, {}, file_seconds=10.0, chunks=5)
-    assert sorted(map(len, chunks)) == [1, 1]
+    split = run_suite.split_into_chunks(nodes, {}, file_seconds=10.0, chunks=5)
+    assert sorted((len(chunk), seconds) for chunk, seconds in split) == [(1, 5.0), (1, 5.0)]
 
 
 @pytest.mark.parametrize(
