@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "tests" / "suite_times.json"
+TABLE_NAME = "tests/suite_times.json"
+TABLE = ROOT / TABLE_NAME
 UNIT_DIR = "tests/unit"
 BLENDER_DIR = "tests/blender"
 UNIT_VENV = ".venv"
@@ -363,7 +364,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--files", nargs="+", metavar="PATTERN",
                         help="only these unit files (paths or globs such as 'tests/unit/test_optics_*.py')")
     parser.add_argument("--record", action="store_true",
-                        help=f"write the measured CPU seconds into {TABLE.relative_to(ROOT)}")
+                        help=f"write the measured CPU seconds into {TABLE_NAME}")
     parser.add_argument("--dry-run", action="store_true", help="print the jobs and estimates, run nothing")
     parser.add_argument("--table", type=Path, default=TABLE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

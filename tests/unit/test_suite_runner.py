@@ -73,3 +73,52 @@ def test_the_lane_count_defaults_to_the_cores_and_never_drops_below_one(monkeypa
     monkeypatch.setenv("JOBS", "3")
     assert run_suite.lane_count(None) == 3
     assert run_suite.lane_count(1) == 1
+
+
+def _project(root: Path, unit: dict[str, str], blender: dict[str, str] | None = None) -> Path:
+    """A scratch checkout for the runner: test files and a .venv whose python is this one."""
+    for folder, files in (("unit", unit), ("blender", blender or {})):
+        (root / "tests" / folder).mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (root / "tests" / folder / name).write_text(text)
+    python = root / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    # A wrapper, not a link: a venv's python only finds its site-packages when called by its own path.
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    (root / ".venv" / "lib" / "python3.11" / "site-packages" / "bpy-9.9.1.dist-info").mkdir(parents=True)
+    return root
+
+
+def test_a_failing_test_or_an_empty_job_fails_the_run_and_shows_its_output(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path, {
+        "test_good.py": "def test_ok():\n    assert True\n",
+        "test_bad.py": "def test_no():\n    assert 1 + 1 == 3\n",
+        "test_empty.py": "def helper():\n    return 1\n",
+    })
+    monkeypatch.setattr(run_suite, "ROOT", root)
+    code = run_suite.main(["--jobs", "2", "--table", str(root / "times.json")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "ok   tests/unit/test_good.py: 1 passed" in out
+    assert "FAIL tests/unit/test_bad.py: 1 failed" in out and "assert (1 + 1) == 3" in out
+    assert "FAIL tests/unit/test_empty.py: no tests collected (pytest exit 5)" in out
+    assert "unit         1 passed, 1 failed; 2 job(s) FAILED" in out
+
+
+def test_a_long_file_runs_in_chunks_beside_a_blender_stage_and_is_recorded(tmp_path, monkeypatch, capsys):
+    tests = "".join(f"def test_{i}():\n    assert {i} >= 0\n" for i in range(4))
+    root = _project(tmp_path, {"test_long.py": tests}, {"test_b.py": "def test_b():\n    pass\n"})
+    table = root / "times.json"
+    table.write_text('{"files": {"tests/unit/test_long.py": 1000.0}}')
+    monkeypatch.setattr(run_suite, "ROOT", root)
+    code = run_suite.main(["--jobs", "2", "--table", str(table), "--record", "--blender", "9.9=.venv"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    # 1000 s against a lane's 650 s: more chunks than its 4 tests, so one test per chunk.
+    assert [f"tests/unit/test_long.py [{n}/4]: 1 passed" in out for n in range(1, 5)] == [True] * 4
+    assert "== Blender tests on 9.9.1 (ok): 1 passed" in out
+    assert "unit         4 passed" in out and "blender 9.9  1 passed" in out
+    recorded = run_suite.load_table(table)
+    assert set(recorded["files"]) == {"tests/unit/test_long.py"} and set(recorded["blender"]) == {"9.9"}
+    assert 0 < recorded["files"]["tests/unit/test_long.py"] < 1000
