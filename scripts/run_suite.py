@@ -194,8 +194,9 @@ def parse_summary(text: str) -> tuple[str, dict[str, int]]:
 
 class Runner:
     def __init__(self, jobs: list[Job], lanes: int, work: Path, blender_venvs: dict[str, str],
-                 on_finish: Callable[[list[Job]], None] | None = None):
+                 on_finish: Callable[[list[Job]], None] | None = None, all_output: bool = False):
         self.on_finish = on_finish
+        self.all_output = all_output
         self.pending = list(jobs)
         self.running: list[Job] = []
         self.done: list[Job] = []
@@ -228,15 +229,15 @@ class Runner:
             job.summary = f"no tests collected (pytest exit {NO_TESTS_COLLECTED}) {job.summary}".strip()
         self.running.remove(job)
         self.done.append(job)
-        status = "FAIL" if job.failed else "ok"
+        verdict = "FAIL" if job.failed else "ok"
         if job.stage == "unit":
-            title = f"[{len(self.done):>3}/{self.total}] {status:<4} {job.name}"
+            title = f"[{len(self.done):>3}/{self.total}] {verdict:<4} {job.name}"
         else:
             version = job.stage.split()[1]
-            title = f"== Blender tests on {bpy_version(self.blender_venvs[version])} ({status})"
+            title = f"== Blender tests on {bpy_version(self.blender_venvs[version])} ({verdict})"
         summary = job.summary or "no pytest summary"
         print(f"{title}: {summary} ({job.seconds:.0f} s, CPU {job.cpu_seconds:.0f} s)", flush=True)
-        if job.failed:
+        if job.failed or self.all_output:
             print(f"---- output of {job.name} (exit {job.returncode}) " + "-" * 20, flush=True)
             print(text.rstrip("\n"), flush=True)
             print(f"---- end of {job.name} " + "-" * 20, flush=True)
@@ -365,6 +366,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="only these unit files (paths or globs such as 'tests/unit/test_optics_*.py')")
     parser.add_argument("--record", action="store_true",
                         help=f"write the measured CPU seconds into {TABLE_NAME}")
+    parser.add_argument("--all-output", action="store_true",
+                        help="print every job's whole output, not only the failed jobs'")
     parser.add_argument("--dry-run", action="store_true", help="print the jobs and estimates, run nothing")
     parser.add_argument("--table", type=Path, default=TABLE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -401,22 +404,23 @@ def main(argv: list[str]) -> int:
     work = Path(tempfile.mkdtemp(prefix="procanim-suite-"))
     # Recording after every job keeps the figures of a long measuring run that is cut short.
     recorder = (lambda done: record(table, done, args.table)) if args.record else None
-    runner = Runner(jobs, lanes, work, args.blender_venvs, on_finish=recorder)
+    runner = Runner(jobs, lanes, work, args.blender_venvs, on_finish=recorder, all_output=args.all_output)
     # make and CI stop a run with SIGTERM: end the jobs as on Ctrl-C.
     signal.signal(signal.SIGTERM, _interrupt)
     start = time.monotonic()
     try:
         runner.run()
     except KeyboardInterrupt:
-        runner.kill_all()
-        print(f"\nrun_suite: interrupted; stopped {len(runner.running)} running job(s)", flush=True)
-        shutil.rmtree(work, ignore_errors=True)
+        print(f"\nrun_suite: interrupted; stopping {len(runner.running)} running job(s)", flush=True)
         return 130
+    finally:
+        # Also when the runner itself fails: no job outlives it.
+        runner.kill_all()
+        shutil.rmtree(work, ignore_errors=True)
     print_summary(runner.done, time.monotonic() - start, lanes)
     if args.record:
         print(f"  recorded in {args.table}: {len(table['files'])} unit files, {len(table['blender'])} "
               f"Blender versions, {len(table['tests'])} long tests", flush=True)
-    shutil.rmtree(work, ignore_errors=True)
     return 1 if any(job.failed for job in runner.done) else 0
 
 
