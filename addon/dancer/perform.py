@@ -55,6 +55,22 @@ BALLS_ACROSS = ("fourth_position", "fifth_position")
 # the feet crossed one behind the other, it made the dancer fall (1.1-1.65 m): third only.
 HEEL_PRESS = (4.0, 5.0)
 HEEL_PRESS_AT = ("third_position",)
+# In fourth, through the relevé on both feet, the legs pushed the feet apart: on flat feet and on the balls
+# alike the floor pushed each foot in by 20-40 N (a tenth of its load), and MuJoCo's soft friction let the
+# feet creep under it, 3 mm/s each along the line of the feet and, as the heels came down, across it too
+# (after a weight shift and back the back ball slid 1.6 cm); when the back foot was nearly unloaded
+# (25 N, after a grand plie at 2.0 m) it still carried 20 N and slid 1 cm forward in half a second (2.1 cm
+# in all). Here each foot's pose is aimed past where it stands (the left one by ``squeeze``, the right one
+# the other way) by the integral of the push on the left foot beyond its share, by load, of the floor's
+# push on both (SQUEEZE_GAIN metres per second per body weight): the balls stay within 0.3-0.7 cm, the aim
+# reaching 0.9-1.3 cm (at most SQUEEZE_LIMIT per axis). A fixed aim along the line of the feet could not
+# do it (4 mm in: 3.9 cm, out: 2.9): the push changes with the load, and across the line too. After the
+# relevé the aim fades over SQUEEZE_FADE seconds. In second, the same control let the dancer fall at 1.1 m
+# (6.4 s in): fourth only.
+SQUEEZE_AT = ("fourth_position",)
+SQUEEZE_GAIN = 1.0
+SQUEEZE_LIMIT = 0.02
+SQUEEZE_FADE = 0.3
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
 CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed chain
@@ -256,13 +272,15 @@ def _balls_middle(d, sim: DancerSim) -> NDArray[np.float64]:
 
 def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
                   com_offset: NDArray[np.float64], iterations: int = 5,
-                  aim_in: float = 0.0, rolled: bool = False) -> NDArray[np.float64]:
+                  aim_in: float = 0.0, rolled: bool = False,
+                  squeeze: tuple[float, float] = (0.0, 0.0)) -> NDArray[np.float64]:
     """Joint angles (``qpos`` order of :attr:`DancerSim.qadr`) that stand both feet ``heel`` radians
     up on their balls (0: flat), each ball where it is in ``qpos``, the toes flat, the knees
     straight, the pelvis upright and the COM ``com_offset`` (x, y) from the middle of the balls;
     the other joints as in ``qpos``. With ``aim_in`` each foot is posed that far (m) in towards the
     other, along the line between the balls (see BALLS_AIM_IN). ``rolled``: the pelvis rolls about
     the forward axis so that both knees are straight (see BALLS_ACROSS), the spine rolled back.
+    ``squeeze``: the left foot posed that far (x, y, m) from where it stands, the right one the other way.
 
     Rising or coming down by these poses moves the ankle and the toe joint together about a ball
     that stays put: blending the ankle and toe targets on their own, the toes lifted their tips or
@@ -282,6 +300,9 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
         across[2] = 0.0
         across *= aim_in / max(float(np.linalg.norm(across)), 1e-9)
         spots = {"L": (spots["L"][0] + across, spots["L"][1]), "R": (spots["R"][0] - across, spots["R"][1])}
+    if squeeze != (0.0, 0.0):
+        moved = np.array([squeeze[0], squeeze[1], 0.0])
+        spots = {"L": (spots["L"][0] + moved, spots["L"][1]), "R": (spots["R"][0] - moved, spots["R"][1])}
     com_xy = _balls_middle(d, scratch) + com_offset
     leg = float(np.linalg.norm(np.array(scratch.body.body("thigh.L").origin)
                                - np.array(scratch.body.body("foot.L").origin)))
@@ -353,6 +374,40 @@ def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
     # would have to bend the wrong way): the two feet, a hip width apart, hold it without correction.
     sideways = change(np.array([0.0, step])) if across else np.zeros_like(forward)
     return angles, np.stack([forward, sideways], axis=1)
+
+
+def _squeeze_change(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
+                    com_offset: NDArray[np.float64], angles: NDArray[np.float64], step: float = 0.002,
+                    aim_in: float = 0.0, across: bool = False) -> NDArray[np.float64]:
+    """The legs' change of :func:`_on_the_balls` per metre the left foot is aimed along the floor's x and
+    y past where it stands and the right one the other way (joints x 2; see SQUEEZE_AT)."""
+    legs = leg_joints(scratch.body.joints)
+    columns = []
+    for squeeze in ((step, 0.0), (0.0, step)):
+        moved = _on_the_balls(scratch, qpos, heel, com_offset, aim_in=aim_in, rolled=across, squeeze=squeeze)
+        columns.append(np.where(legs, moved - angles, 0.0) / step)
+    return np.stack(columns, axis=1)
+
+
+def _spread_force(sim: DancerSim) -> NDArray[np.float64]:
+    """How hard the legs push the feet apart (N, x and y): the floor's push on the left foot less that
+    foot's share (by its load) of the floor's push on both."""
+    mj, m, d = sim.mj, sim.model, sim.data
+    push = np.zeros((len(CONTACT_BODIES), 3))
+    wrench = np.zeros(6)
+    owners = sim.contact_owner_rows
+    for i in range(d.ncon):
+        contact = d.contact[i]
+        g0, g1 = int(contact.geom[0]), int(contact.geom[1])
+        owner = owners[g0][g1]
+        if owner >= len(CONTACT_BODIES):
+            continue
+        mj.mj_contactForce(m, d, i, wrench)
+        world = contact.frame.reshape(3, 3).T @ wrench[:3]
+        push[owner] += world if g1 != sim.floor else -world
+    left, right = push[0] + push[1], push[2] + push[3]
+    share = left[2] / max(left[2] + right[2], 1e-9)
+    return left[:2] - share * (left[:2] + right[:2])
 
 
 def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[str, float]:
@@ -871,6 +926,10 @@ def perform_steps(
         return leg_masks[side]
 
     position_now = labels[0]
+    # See SQUEEZE_AT: the left foot's aim past where it stands (x, y), and the legs' change per metre of it.
+    squeeze = np.zeros(2)
+    squeezed: NDArray[np.float64] | None = None
+    weight = float(sim.model.body_subtreemass[sim.root]) * 9.81
     for k, phase in enumerate(phases):
         if phase.place:
             position_now = phase.place
@@ -1126,6 +1185,7 @@ def perform_steps(
                 phase_target = phase_target + 0.5 * sum(
                     planted[s][0][:2] - sim.data.xpos[sim.body_ids[f"foot.{s}"], :2] for s in LEG_SIDES)
         stance_jacobian = None
+        squeeze_change = None
         heel_press = 0.0
         press_across = None
         if phase.heels == 0.0 and phase.target == "stand" and position_now in HEEL_PRESS_AT:
@@ -1152,6 +1212,10 @@ def perform_steps(
             aim_in = BALLS_AIM_IN.get(position_now, 0.0) if phase.target == "toe:both" else 0.0
             solved, stance_jacobian = _stance_jacobian(scratch, planned, phase.heels, offset,
                                                        aim_in=aim_in, across=position_now in BALLS_ACROSS)
+            if phase.releve_on_both and position_now in SQUEEZE_AT:
+                squeeze_change = _squeeze_change(scratch, planned, phase.heels, offset, solved, aim_in=aim_in,
+                                                 across=position_now in BALLS_ACROSS)
+                squeezed = squeeze_change
             pose_vec = np.where(leg_mask("L") | leg_mask("R"), solved, pose_vec)
             if phase.heels == 0.0:
                 for side in ("L", "R"):
@@ -1250,6 +1314,16 @@ def perform_steps(
                 offsets = stance_jacobian @ (h * np.array([lean[1], -lean[0]]))
             else:
                 offsets = sim.lean_offsets(lean, (lean_index, weights))
+            if squeeze_change is not None:
+                squeeze = np.clip(squeeze + CONTROL_DT * SQUEEZE_GAIN * _spread_force(sim) / weight,
+                                  -SQUEEZE_LIMIT, SQUEEZE_LIMIT)
+                offsets = offsets + squeeze_change @ squeeze
+            elif squeezed is not None:
+                # After the relevé the aim fades (through the last phase's change of the legs per metre).
+                squeeze = squeeze * (1.0 - CONTROL_DT / SQUEEZE_FADE)
+                offsets = offsets + squeezed @ squeeze
+                if float(np.abs(squeeze).max()) < 1e-6:
+                    squeezed = None
             if press_across is not None:
                 drift = float((np.array([com_x, com_y]) - np.array([target_x, target_y])) @ press_across)
                 heel_press += CONTROL_DT * HEEL_PRESS[1] * drift

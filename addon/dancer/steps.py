@@ -425,8 +425,9 @@ REST_ON_THE_FEET = ("fourth_position",)
 # After the relevé on both feet in REST_ON_THE_FEET, what still fell (1.65 m), and how. The weight shift
 # onto the back foot, standing again and the one-foot steps on the back foot hold (_posed_about_the_feet).
 AFTER_THE_RELEVE_ON_THE_FEET_FALLS = {
-    "front": "by the closed chain the COM ended 1.4 cm outside the feet in the shift's last second; posed "
-             "about the feet instead both slid 16 cm and the retire after it fell",
+    "front": "by the closed chain the COM ended 1.4 cm outside the feet in the shift's last second (0.04 cm "
+             "inside with the feet held in place through the releve, and the retire after it fell 14.0 s "
+             "in); posed about the feet instead both slid 16 cm and the retire after it fell",
     "change": "the changes into first and fifth fell 3.9 s in, also after a weight shift onto the back foot "
               "(2.2 s)",
     "releve": "with another releve among the plies after it the dancer fell in a grand plie (1.65 m)",
@@ -894,6 +895,8 @@ class Phase:
     slide_back: bool = False
     # On the closed chain: the balance's lean starts again from none, the pelvis unmoved (see OUT_OF_WIDE).
     lean_from_zero: bool = False
+    # A phase of the relevé on both feet (see perform.SQUEEZE_AT).
+    releve_on_both: bool = False
 
 
 @dataclass(frozen=True)
@@ -1890,7 +1893,7 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
     standing = {**pose, **{f"{body}.{s}_{axis}": pose.get(f"{body}.{s}_{axis}", 0.0) for s in ("L", "R")
                            for body, axes in (("thigh", "xyz"), ("shin", "y"), ("foot", "xy"), ("toe", "y"))
                            for axis in axes}}
-    return [
+    phases = [
         # The weight forward onto the balls, the heels still down ...
         Phase(label, shift, pressed, "both", "toe:both", 0.5, 0.6 * shift,
               heels=None if position in SHIFT_BY_LEANING else 0.0),
@@ -1908,6 +1911,9 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
         Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True,
               heels=0.0 if position in REST_ON_THE_FEET else None),
     ]
+    for phase in phases:
+        phase.releve_on_both = True
+    return phases
 
 
 BACK_FOOT_LIFT = 1.0  # seconds the back foot of third or fifth takes to come off the floor flat
