@@ -139,6 +139,15 @@ ROLL_IN = ("first_position",)
 # following the chain at once the closing foot bounced off the floor twice and the back foot's toes came up.
 WIDE_LANDING = ("second_position", "fourth_position")
 WIDE_LANDING_RISE = 0.03
+# Where a tendu from both feet closes the working foot onto the position's place beside the supporting foot
+# as it stands, not onto the spot the foot left. In second, as the weight goes back to the middle after the
+# foot closes, both legs stand splayed under load and push their feet outwards (the supporting foot slid
+# 0.3-0.7 cm; standing there both creep 1.4 mm in 1.5 s): closed onto the spots they left, the feet walked
+# apart tendu after tendu (after six in a row 2.2, 4.4, 6.6 cm off second's places at 1.1, 1.65, 2.0 m)
+# and seeded draws with many fell once they were 5-10 cm apart. Closed onto the place, the feet stay
+# 0.6-0.7, 1.1-1.3, 1.5-1.7 cm off it however many follow (the COM 2.5-8.1 cm inside in every step's last
+# second); the supporting foot still slides, so the pair creeps along the floor (at 2.0 m 4-5 cm in six).
+CLOSE_ON_THE_PLACE = ("second_position",)
 
 
 def _aimed_give(give: NDArray[np.float64], along_the_floor: bool) -> NDArray[np.float64]:
@@ -1090,6 +1099,11 @@ def perform_steps(
                                                phase.land, chain.reach[side], prev_pose_vec, pose_vec)
                     use_via = True
                 elif side not in stance and side in spots:
+                    if position_now in CLOSE_ON_THE_PLACE and phases[k - 1].slide_back \
+                            and k + 1 < len(phases) and phases[k + 1].stance == "both":
+                        # A tendu from both feet closes onto the position's place beside the supporting
+                        # foot as it stands now (see CLOSE_ON_THE_PLACE).
+                        spots[side] = place_of(position_now, stance[0])
                     ankle, frame = spots[side]
                     # The knee bent forwards: from the tendu back the solution bent it 30 degrees
                     # backwards, and the closed chain setting the foot down bent it forwards again
