@@ -58,13 +58,15 @@ demo: system-deps .venv/.stamp
 showcase: .venv/.stamp
 	.venv/bin/python scripts/showcase.py
 
-# Unit tests once (they do not touch Blender), the Blender suite on every version.
+# Unit tests once (they do not touch Blender), the Blender suite on every version, as independent pytest
+# jobs side by side on one lane per core, longest first (scripts/run_suite.py). JOBS=1: one lane;
+# STAGES="unit 5.3": only those stages; RECORD=1: rewrite tests/suite_times.json with this run's seconds.
+JOBS ?=
+STAGES ?=
+RECORD ?=
 test: venvs dist/.stamp
-	.venv/bin/python -m pytest -q tests/unit
-	@for venv in $(TEST_VENVS); do \
-		echo "== Blender tests on $$($$venv/bin/python -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null)"; \
-		$$venv/bin/python -m pytest -q tests/blender || exit 1; \
-	done
+	.venv/bin/python scripts/run_suite.py $(if $(JOBS),--jobs $(JOBS)) $(foreach stage,$(STAGES),--stage $(stage)) \
+		$(if $(RECORD),--record) $(foreach version,$(BLENDER_VERSIONS),--blender $(version)=$(call venv_of,$(version)))
 
 # The suite inside a real Blender binary through pytest-blender (Blender's Python needs pytest).
 BLENDER ?= scripts/blender

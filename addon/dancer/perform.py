@@ -55,6 +55,23 @@ BALLS_ACROSS = ("fourth_position", "fifth_position")
 # the feet crossed one behind the other, it made the dancer fall (1.1-1.65 m): third only.
 HEEL_PRESS = (4.0, 5.0)
 HEEL_PRESS_AT = ("third_position",)
+# In fourth, through the relevé on both feet, the legs pushed the feet apart: on flat feet and on the balls
+# alike the floor pushed each foot in by 20-40 N (a tenth of its load), and MuJoCo's soft friction let the
+# feet creep under it, 3 mm/s each along the line of the feet and, as the heels came down, across it too
+# (after a weight shift and back the back ball slid 1.6 cm); when the back foot was nearly unloaded
+# (25 N, after a grand plie at 2.0 m) it still carried 20 N and slid 1 cm forward in half a second (2.1 cm
+# in all). Here each foot's pose is aimed past where it stands (the left one by ``squeeze``, the right one
+# the other way) by the integral of the push on the left foot beyond its share, by load, of the floor's
+# push on both (SQUEEZE_GAIN metres per second per body weight): the balls stay within 0.3-1.0 cm, the aim
+# reaching 1.3-2.6 cm (the legs give that much under the push; at most SQUEEZE_LIMIT per axis). A fixed
+# aim along the line of the feet could not do it (4 mm in: 3.9 cm, out: 2.9): the push changes with the
+# load, and across the line too. The relevé ends with the aim in the legs' pose, and the steps after it
+# start from that: faded out after it in 0.3 s, the feet were pushed apart again and the weight shift onto
+# the back foot after it and a grand plie, then an arabesque or developpe on it, fell 1.8-3 s into the
+# extension (1.65 m). In second, the same control let the dancer fall at 1.1 m (6.4 s in): fourth only.
+SQUEEZE_AT = ("fourth_position",)
+SQUEEZE_GAIN = 1.0
+SQUEEZE_LIMIT = 0.04
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
 CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed chain
@@ -122,6 +139,15 @@ ROLL_IN = ("first_position",)
 # following the chain at once the closing foot bounced off the floor twice and the back foot's toes came up.
 WIDE_LANDING = ("second_position", "fourth_position")
 WIDE_LANDING_RISE = 0.03
+# Where a tendu from both feet closes the working foot onto the position's place beside the supporting foot
+# as it stands, not onto the spot the foot left. In second, as the weight goes back to the middle after the
+# foot closes, both legs stand splayed under load and push their feet outwards (the supporting foot slid
+# 0.3-0.7 cm; standing there both creep 1.4 mm in 1.5 s): closed onto the spots they left, the feet walked
+# apart tendu after tendu (after six in a row 2.2, 4.4, 6.6 cm off second's places at 1.1, 1.65, 2.0 m)
+# and seeded draws with many fell once they were 5-10 cm apart. Closed onto the place, the feet stay
+# 0.6-0.7, 1.1-1.3, 1.5-1.7 cm off it however many follow (the COM 2.5-8.1 cm inside in every step's last
+# second); the supporting foot still slides, so the pair creeps along the floor (at 2.0 m 4-5 cm in six).
+CLOSE_ON_THE_PLACE = ("second_position",)
 
 
 def _aimed_give(give: NDArray[np.float64], along_the_floor: bool) -> NDArray[np.float64]:
@@ -247,13 +273,15 @@ def _balls_middle(d, sim: DancerSim) -> NDArray[np.float64]:
 
 def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
                   com_offset: NDArray[np.float64], iterations: int = 5,
-                  aim_in: float = 0.0, rolled: bool = False) -> NDArray[np.float64]:
+                  aim_in: float = 0.0, rolled: bool = False,
+                  squeeze: tuple[float, float] = (0.0, 0.0)) -> NDArray[np.float64]:
     """Joint angles (``qpos`` order of :attr:`DancerSim.qadr`) that stand both feet ``heel`` radians
     up on their balls (0: flat), each ball where it is in ``qpos``, the toes flat, the knees
     straight, the pelvis upright and the COM ``com_offset`` (x, y) from the middle of the balls;
     the other joints as in ``qpos``. With ``aim_in`` each foot is posed that far (m) in towards the
     other, along the line between the balls (see BALLS_AIM_IN). ``rolled``: the pelvis rolls about
     the forward axis so that both knees are straight (see BALLS_ACROSS), the spine rolled back.
+    ``squeeze``: the left foot posed that far (x, y, m) from where it stands, the right one the other way.
 
     Rising or coming down by these poses moves the ankle and the toe joint together about a ball
     that stays put: blending the ankle and toe targets on their own, the toes lifted their tips or
@@ -273,6 +301,9 @@ def _on_the_balls(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
         across[2] = 0.0
         across *= aim_in / max(float(np.linalg.norm(across)), 1e-9)
         spots = {"L": (spots["L"][0] + across, spots["L"][1]), "R": (spots["R"][0] - across, spots["R"][1])}
+    if squeeze != (0.0, 0.0):
+        moved = np.array([squeeze[0], squeeze[1], 0.0])
+        spots = {"L": (spots["L"][0] + moved, spots["L"][1]), "R": (spots["R"][0] - moved, spots["R"][1])}
     com_xy = _balls_middle(d, scratch) + com_offset
     leg = float(np.linalg.norm(np.array(scratch.body.body("thigh.L").origin)
                                - np.array(scratch.body.body("foot.L").origin)))
@@ -344,6 +375,40 @@ def _stance_jacobian(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
     # would have to bend the wrong way): the two feet, a hip width apart, hold it without correction.
     sideways = change(np.array([0.0, step])) if across else np.zeros_like(forward)
     return angles, np.stack([forward, sideways], axis=1)
+
+
+def _squeeze_change(scratch: DancerSim, qpos: NDArray[np.float64], heel: float,
+                    com_offset: NDArray[np.float64], angles: NDArray[np.float64], step: float = 0.002,
+                    aim_in: float = 0.0, across: bool = False) -> NDArray[np.float64]:
+    """The legs' change of :func:`_on_the_balls` per metre the left foot is aimed along the floor's x and
+    y past where it stands and the right one the other way (joints x 2; see SQUEEZE_AT)."""
+    legs = leg_joints(scratch.body.joints)
+    columns = []
+    for squeeze in ((step, 0.0), (0.0, step)):
+        moved = _on_the_balls(scratch, qpos, heel, com_offset, aim_in=aim_in, rolled=across, squeeze=squeeze)
+        columns.append(np.where(legs, moved - angles, 0.0) / step)
+    return np.stack(columns, axis=1)
+
+
+def _spread_force(sim: DancerSim) -> NDArray[np.float64]:
+    """How hard the legs push the feet apart (N, x and y): the floor's push on the left foot less that
+    foot's share (by its load) of the floor's push on both."""
+    mj, m, d = sim.mj, sim.model, sim.data
+    push = np.zeros((len(CONTACT_BODIES), 3))
+    wrench = np.zeros(6)
+    owners = sim.contact_owner_rows
+    for i in range(d.ncon):
+        contact = d.contact[i]
+        g0, g1 = int(contact.geom[0]), int(contact.geom[1])
+        owner = owners[g0][g1]
+        if owner >= len(CONTACT_BODIES):
+            continue
+        mj.mj_contactForce(m, d, i, wrench)
+        world = contact.frame.reshape(3, 3).T @ wrench[:3]
+        push[owner] += world if g1 != sim.floor else -world
+    left, right = push[0] + push[1], push[2] + push[3]
+    share = left[2] / max(left[2] + right[2], 1e-9)
+    return left[:2] - share * (left[:2] + right[:2])
 
 
 def _sunk(scratch: DancerSim, qpos: NDArray[np.float64], drop: float) -> dict[str, float]:
@@ -862,6 +927,9 @@ def perform_steps(
         return leg_masks[side]
 
     position_now = labels[0]
+    # See SQUEEZE_AT: the left foot's aim past where it stands (x, y, m).
+    squeeze = np.zeros(2)
+    weight = float(sim.model.body_subtreemass[sim.root]) * 9.81
     for k, phase in enumerate(phases):
         if phase.place:
             position_now = phase.place
@@ -1031,6 +1099,11 @@ def perform_steps(
                                                phase.land, chain.reach[side], prev_pose_vec, pose_vec)
                     use_via = True
                 elif side not in stance and side in spots:
+                    if position_now in CLOSE_ON_THE_PLACE and phases[k - 1].slide_back \
+                            and k + 1 < len(phases) and phases[k + 1].stance == "both":
+                        # A tendu from both feet closes onto the position's place beside the supporting
+                        # foot as it stands now (see CLOSE_ON_THE_PLACE).
+                        spots[side] = place_of(position_now, stance[0])
                     ankle, frame = spots[side]
                     # The knee bent forwards: from the tendu back the solution bent it 30 degrees
                     # backwards, and the closed chain setting the foot down bent it forwards again
@@ -1112,6 +1185,7 @@ def perform_steps(
                 phase_target = phase_target + 0.5 * sum(
                     planted[s][0][:2] - sim.data.xpos[sim.body_ids[f"foot.{s}"], :2] for s in LEG_SIDES)
         stance_jacobian = None
+        squeeze_change = None
         heel_press = 0.0
         press_across = None
         if phase.heels == 0.0 and phase.target == "stand" and position_now in HEEL_PRESS_AT:
@@ -1138,6 +1212,9 @@ def perform_steps(
             aim_in = BALLS_AIM_IN.get(position_now, 0.0) if phase.target == "toe:both" else 0.0
             solved, stance_jacobian = _stance_jacobian(scratch, planned, phase.heels, offset,
                                                        aim_in=aim_in, across=position_now in BALLS_ACROSS)
+            if phase.releve_on_both and position_now in SQUEEZE_AT:
+                squeeze_change = _squeeze_change(scratch, planned, phase.heels, offset, solved, aim_in=aim_in,
+                                                 across=position_now in BALLS_ACROSS)
             pose_vec = np.where(leg_mask("L") | leg_mask("R"), solved, pose_vec)
             if phase.heels == 0.0:
                 for side in ("L", "R"):
@@ -1243,6 +1320,11 @@ def perform_steps(
                 offsets[sim.index["foot.L_y"]] += max(press, 0.0)
                 offsets[sim.index["foot.R_y"]] += max(-press, 0.0)
             lean_now = offsets.copy()
+            # Not part of the lean a later phase absorbs into its pose: the aim is carried on by itself.
+            if squeeze_change is not None:
+                squeeze = np.clip(squeeze + CONTROL_DT * SQUEEZE_GAIN * _spread_force(sim) / weight,
+                                  -SQUEEZE_LIMIT, SQUEEZE_LIMIT)
+                offsets = offsets + squeeze_change @ squeeze
             if phase.stance != "both" and gains.hip_com > 0 and polygon_area(hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
@@ -1454,6 +1536,10 @@ def perform_steps(
             # The next phase starts from the angles the toe's IK last gave the working leg.
             pose_vec = np.where(slider[4], last_applied, pose_vec)
         chain_prev = closed
+        if squeeze_change is not None and not (k + 1 < len(phases) and phases[k + 1].releve_on_both):
+            # The relevé ends with the aim in the legs' pose, which the steps after it start from.
+            pose_vec = pose_vec + squeeze_change @ squeeze
+            squeeze = np.zeros(2)
         prev_pose_vec = pose_vec
         if phase.key:
             key_times.append((phase.label, phase_start + phase.duration))

@@ -165,8 +165,9 @@ CARRIED_IN_TWO_HALVES = frozenset([("first_position", "fourth_position", "L")])
 # its own hip, fell while the tendu was a battement (12.5 s in); with the toes along the floor it holds
 # (1.3-2.0 m, also twice, after plies and before the front foot's: the COM 0.9-8.7 cm inside in every
 # step's last second, the supporting foot 0.1-0.5 cm).
-# In second every tendu on either leg, once per stay there (see TENDU_WIDE_SECONDS and
-# TENDU_ONCE_FROM_BOTH_FEET; before perform.WIDE_LANDING the first one fell as the foot came back).
+# In second every tendu on either leg (see TENDU_WIDE_SECONDS; before perform.WIDE_LANDING the first one fell
+# as the foot came back), one after another since perform.CLOSE_ON_THE_PLACE but not after a tendu and a plie
+# there (TENDU_ONCE_FROM_BOTH_FEET).
 # In fourth the front (right) foot's tendus front and side, the weight on the back foot (see TENDU_BY_CHAIN;
 # the COM 3.2-6.9 cm inside over their last second at 1.1-2.0 m, the feet within 1.3 cm of their places),
 # once per stay there (TENDU_ONCE_FROM_BOTH_FEET) and not after a plie (TENDU_AFTER_A_PLIE_FALLS). The back
@@ -254,7 +255,9 @@ TENDU_WIDE_SECONDS = {"second_position": 6.5}
 # the closing foot takes the weight back: two and three in a row hold (1.1-2.0 m, the feet within 0.9-1.9
 # cm of their places after three at 1.1-1.65 m, 3.5 at 2.0 m), but in seeded 20-step draws with many the
 # feet walked 5-10 cm apart and the dancer fell in the 16th-19th step (draws 16, 35, 41 of 0-59) or ended a
-# tendu with the COM 1.6 cm outside the polygon (31). After a change into second (re-tried after the lean
+# tendu with the COM 1.6 cm outside the polygon (31); since perform.CLOSE_ON_THE_PLACE they stay on their
+# places and one after another is legal there (seeded draws 16 of 0-59 and 136, 151, 161 of 60-179, the ones
+# the lift changes, complete at 1.1, 1.65 and 2.0 m). After a change into second (re-tried after the lean
 # reset, session 10): from fifth the left foot's tendu back still falls at 1.65 and 2.0 m (21.6, 22.4 s; at
 # 1.1 m the change itself falls), the right foot's holds at 1.3-2.0 m, as from first. Since the change
 # allows for the supporting leg's sag (perform.SAG_ONLY) every tendu on either foot after the right foot's
@@ -264,8 +267,12 @@ TENDU_WIDE_SECONDS = {"second_position": 6.5}
 # that change itself lands 2.6 cm off at 1.1 m), 0.3-1.5 after the one from third: still refused.
 TENDU_ONCE_FROM_BOTH_FEET = {
     "second_position": {
-        "again": "each one walks the supporting foot 0.6-1 cm outwards, and seeded draws with many fell once "
-                 "the feet were 5-10 cm off their places",
+        # Since perform.CLOSE_ON_THE_PLACE one after another holds, but not once a plie came between (in
+        # seeded draw 16 at 2.0 m, four tendus, a demi plie and a tendu to the side: the closing foot's toes
+        # came up and the COM was 0.3 cm outside the polygon in its last second; after one tendu and a plie
+        # 5.5 cm inside).
+        "again after a plie": "after a tendu and a plie there the closing foot's toes came up at 2.0 m, the "
+                              "COM 0.3 cm outside the feet",
         "changed": "from fifth, after the change into second the back foot's tendu back fell 8 s in",
     },
     # After a change into fourth one holds (the front foot's tendu front, then a weight shift onto the back
@@ -418,8 +425,9 @@ REST_ON_THE_FEET = ("fourth_position",)
 # After the relevé on both feet in REST_ON_THE_FEET, what still fell (1.65 m), and how. The weight shift
 # onto the back foot, standing again and the one-foot steps on the back foot hold (_posed_about_the_feet).
 AFTER_THE_RELEVE_ON_THE_FEET_FALLS = {
-    "front": "by the closed chain the COM ended 1.4 cm outside the feet in the shift's last second; posed "
-             "about the feet instead both slid 16 cm and the retire after it fell",
+    "front": "by the closed chain the COM ended 1.4 cm outside the feet in the shift's last second (0.04 cm "
+             "inside with the feet held in place through the releve, and the retire after it fell 14.0 s "
+             "in); posed about the feet instead both slid 16 cm and the retire after it fell",
     "change": "the changes into first and fifth fell 3.9 s in, also after a weight shift onto the back foot "
               "(2.2 s)",
     "releve": "with another releve among the plies after it the dancer fell in a grand plie (1.65 m)",
@@ -887,6 +895,8 @@ class Phase:
     slide_back: bool = False
     # On the closed chain: the balance's lean starts again from none, the pelvis unmoved (see OUT_OF_WIDE).
     lean_from_zero: bool = False
+    # A phase of the relevé on both feet (see perform.SQUEEZE_AT).
+    releve_on_both: bool = False
 
 
 @dataclass(frozen=True)
@@ -1137,9 +1147,11 @@ def _check_balanced(state: State, name: str, side: str | None = None, height: fl
                               f"{', '.join(f'{h:g}' for h in fails_at)} m the COM ended outside the feet in "
                               "it or in a step after it); add a weight_shift first for the one-foot tendu")
         once = TENDU_ONCE_FROM_BOTH_FEET.get(state.position)
-        if once and (state.closed or (state.changed and "changed" in once)):
-            after, why = ("another one there", once["again"]) if state.closed else \
-                ("a change into it", once["changed"])
+        # Why a tendu after another one there is refused (in second only once a plie came between as well).
+        again = None if not once else once.get("again") or (state.plied and once.get("again after a plie"))
+        if once and ((state.closed and again) or (state.changed and "changed" in once)):
+            after, why = ("another one there" + (" and a plie" if "again" not in once else ""), again) \
+                if state.closed and again else ("a change into it", once["changed"])
             raise DancerError(f"{name} straight from both feet in {state.position} after {after} is not "
                               f"balanced yet ({why}); start the sequence in {state.position} for one, or "
                               "add a weight_shift first for the one-foot tendu")
@@ -1881,7 +1893,7 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
     standing = {**pose, **{f"{body}.{s}_{axis}": pose.get(f"{body}.{s}_{axis}", 0.0) for s in ("L", "R")
                            for body, axes in (("thigh", "xyz"), ("shin", "y"), ("foot", "xy"), ("toe", "y"))
                            for axis in axes}}
-    return [
+    phases = [
         # The weight forward onto the balls, the heels still down ...
         Phase(label, shift, pressed, "both", "toe:both", 0.5, 0.6 * shift,
               heels=None if position in SHIFT_BY_LEANING else 0.0),
@@ -1899,6 +1911,9 @@ def _releve_on_both_feet(pose: dict[str, float], label: str, duration: float,
         Phase(label, rest, standing, "both", "stand", 0.8 * rest, 0.5, absorb_lean=True,
               heels=0.0 if position in REST_ON_THE_FEET else None),
     ]
+    for phase in phases:
+        phase.releve_on_both = True
+    return phases
 
 
 BACK_FOOT_LIFT = 1.0  # seconds the back foot of third or fifth takes to come off the floor flat
