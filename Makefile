@@ -52,7 +52,7 @@ demo: system-deps .venv/.stamp
 	.venv/bin/python $(CLI) simulate --scene rope --preset Rope --length 72 --out out/rope.blend --render out/rope.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene jelly --preset "Cloth Bag" --length 48 --out out/cloth_bag.blend --render out/cloth_bag.mp4 --engine workbench --resolution 480x270
 	.venv/bin/python $(CLI) simulate --scene sheet --length 48 --out out/jelly_sheet.blend --render out/jelly_sheet.mp4 --engine workbench --resolution 480x270
-	.venv/bin/python $(CLI) simulate --scene pile --cubes 50 --pour-interval 4 --static-friction 0.6 --contacts sequential --rolling-resistance 0.36 --particle-radius 0.07 --length 960 --out out/rigid_pile.blend --render out/rigid_pile.mp4 --engine workbench --resolution 480x270
+	.venv/bin/python $(CLI) simulate --scene pile --cubes 50 --pour-interval 4 --static-friction 0.6 --contacts sequential --particle-radius 0.07 --length 960 --out out/rigid_pile.blend --render out/rigid_pile.mp4 --engine workbench --resolution 480x270
 
 # The README image: one still of each demo scene, tiled (run after make demo).
 showcase: .venv/.stamp

@@ -31,19 +31,26 @@ from .world import World
 POUR_INTERVAL = 4
 POUR_DROP = 0.0
 POUR_CONTACTS = "sequential"
-# Rolling resistance per unit of static friction. A heap's cubes tumble down its flank rather than slide,
-# and what stops them tumbling sets its slope: at one Rolling Resistance 0.3 for every friction 50 cubes
-# of 0.3 m (seed 1) heaped at 28.7, 25.9 and 26.8 deg at mu 0.3, 0.5 and 0.8 (arctan: 16.7, 26.6, 38.7);
-# at 0.6 mu (0.18, 0.3, 0.48): 23.7, 25.9 and 34.1 (see tests/unit/test_simulation_heap_pour.py).
-POUR_ROLLING_PER_FRICTION = 0.6
+# The pour's Rolling Resistance at a few static frictions, linear between them and held beyond: measured
+# with bench/bench_rigid_heap.py (50 cubes of 0.3 m; slope deg of seeds 1 / 2 / 3; arctan mu: 16.7, 26.6,
+# 38.7 at 0.3, 0.5, 0.8). A heap's cubes tumble down its flank rather than slide, and what stops them
+# tumbling sets much of its slope, but one heap's slope is chance within 10-30 deg:
+#   mu 0.3 at 0.18: 24.5 / 16.8 / 20.1, median 20.1
+#   mu 0.5 at 0.3: 22.4 / 22.5 / 23.6, median 22.5; at 0.375: 29.4 / 51.4 / 26.9, seed 2 a tower up to the
+#     spout (six cubes left there), seed 3 a cube flung 5.0 m
+#   mu 0.8 at 0.48: 26.6 / 22.2; at 0.96 (1.5 mu^2): 28.0 / 37.1 / 32.2, median 32.2 (6.5 short); at 1.5
+#     (the sidebar setting's limit is 1): 34.5 / 19.8 / 3.9
+# The values are exact as measured: a pour is chaotic, and 1.5 + 7e-16 instead of 1.5 turned mu 0.8 seed
+# 1's heap from 34.5 to 33.1 deg.
+POUR_ROLLING_RESISTANCE = ((0.0, 0.0), (0.3, 0.18), (0.5, 0.3), (0.8, 1.5 * 0.8**2))
 
 
 def pour_rolling_resistance(static_friction: float) -> float:
-    """The Rolling Resistance a pour heaps at with (``POUR_ROLLING_PER_FRICTION``), at most 1 (the
-    setting's limit)."""
+    """The Rolling Resistance a pour heaps with at ``static_friction`` (``POUR_ROLLING_RESISTANCE``)."""
     if not static_friction >= 0:
         raise SimulationError(f"friction must be >= 0, got {static_friction}")
-    return min(1.0, POUR_ROLLING_PER_FRICTION * static_friction)
+    frictions, resistances = zip(*POUR_ROLLING_RESISTANCE, strict=True)
+    return float(np.interp(static_friction, frictions, resistances))
 
 
 def pour_settings(static_friction: float, size: float) -> SimulationSettings:

@@ -240,12 +240,13 @@ def test_add_rigid_pile_pours_its_cubes_one_after_another_with_the_sidebar_setti
     assert settings.pour_interval > 0  # the demo prepared the sidebar's Bake Rigid Pile for a pour
     # with the contacts and the funnel that heap at the friction's angle (test_simulation_heap_pour.py)
     assert settings.rigid_contacts == "SEQUENTIAL"
-    # Rolling resistance 0.6 times the Static Friction (0.6 by default): a steeper heap at more friction.
-    assert settings.rolling_resistance == pytest.approx(0.6 * settings.static_friction)
+    # Rolling resistance growing with the Static Friction (0.6 by default): a steeper heap at more friction.
+    pour_rolling_resistance = _module("addon.simulation.heaps").pour_rolling_resistance
+    assert settings.rolling_resistance == pytest.approx(pour_rolling_resistance(settings.static_friction))
     assert settings.pour_drop == 0.0  # they fall from the spout
     # The sidebar settings it changed are named, not changed in silence.
     report = capsys.readouterr().out
-    for setting in ("Pour Interval 4", "Pour Drop 0 m", "Contacts Sequential", "Rolling Resistance 0.36"):
+    for setting in ("Pour Interval 4", "Pour Drop 0 m", "Contacts Sequential", "Rolling Resistance 0.52"):
         assert setting in report
     cubes = sorted(bpy.context.selected_objects, key=lambda o: o.matrix_world[2][3])  # lowest first
     spout = max(c.matrix_world[2][3] for c in cubes)
