@@ -23,7 +23,7 @@ from .closed_chain import SIDES as LEG_SIDES
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
+from .steps import DEFAULT_TURNOUT, FRONT_FOOT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
 from .support import clamp_xy_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -138,6 +138,20 @@ ROLL_IN = ("first_position",)
 # following the chain at once the closing foot bounced off the floor twice and the back foot's toes came up.
 WIDE_LANDING = ("second_position", "fourth_position")
 WIDE_LANDING_RISE = 0.03
+# Where the closed chain aims the feet past their spots by the legs' give (along the floor) from the start of
+# a stance on it that ends with the weight on the back foot, not only after a foot landed. In fifth the split
+# legs, sagging under the weight, spread like an A-frame: they pushed the front ankle forward and the back one
+# back, each ankle behind the middle of its turned-out foot, so both feet turned clockwise on the floor (its
+# contacts have no torsional friction) and the dancer with them: the pelvis 2.8-2.9 degrees by the end of a
+# change from fifth into second at 1.1-2.0 m, the right foot landing 0.7-2.2 cm behind second's place (1.2-2.6
+# cm off it). Aimed by the give the legs stop pushing: 0.1-0.8 degrees, 0.4-1.4 cm off. Not where the weight
+# goes onto the front foot: there it turned the dancer 3.8 degrees the other way (from fifth into fourth 1.2
+# cm off its place at 1.65 m, 0.1 cm without), nor in third (onto the front foot 9 degrees, 3.4 cm off
+# fourth's place after the change into it). In fourth the dancer turns too (3.2-3.8 degrees by the back
+# foot's change into fifth: 1.0-1.5 cm off fifth's places at 1.1-2.0 m, 0.4-0.7 cm in the front foot's
+# frame), but aimed by the give the front heel came up at the end of the weight shift onto it (the COM
+# 1.9-11.8 cm outside at 1.1-2.0 m; aimed along the floor only it fell at 2.0 m).
+BACK_FOOT_COMPLIANCE = ("fifth_position",)
 # Where a tendu from both feet closes the working foot onto the position's place beside the supporting foot
 # as it stands, not onto the spot the foot left. In second, as the weight goes back to the middle after the
 # foot closes, both legs stand splayed under load and push their feet outwards (the supporting foot slid
@@ -988,6 +1002,12 @@ def perform_steps(
                 aim_axes = SAG_ONLY if sag_only else np.ones(3)
                 compliant = (CHAIN_COMPLIANCE and (position_now not in COMPLIANCE_OFF_IN or wide or sag_only)
                              and any(side not in previous for side in LEG_SIDES))
+                if CHAIN_COMPLIANCE and not compliant and position_now in BACK_FOOT_COMPLIANCE:
+                    # From the start of a stance on the chain that ends with the weight on the back foot
+                    # (see BACK_FOOT_COMPLIANCE).
+                    off_the_chain = next((later for later in phases[k:]
+                                          if later.stance != "both" or not later.closed_chain), None)
+                    compliant = off_the_chain is not None and off_the_chain.stance == other(FRONT_FOOT)
                 if compliant:
                     # The legs aim their feet past their spots by how far each gives under its load
                     # (below), from the pelvis where it actually is.
