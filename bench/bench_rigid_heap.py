@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
@@ -63,6 +65,11 @@ def measure(count: int, friction: float, seed: int) -> float:
     energy = max(pour.energy[-round(2 * settings.fps) :])
     record(f"Rigid heap, {at}: max kinetic energy, last 2 s", energy, "J (unit mass/particle)", "small")
     record(f"Rigid heap, {at}: cubes still waiting at the spout", float(pour.world.held.sum()), "cubes", "0")
+    boxes = [pour.world.positions[pour.offsets[k] : pour.offsets[k + 1]] for k in range(count)]
+    centres = np.array([b.mean(axis=0) for b in boxes])
+    far = np.linalg.norm(centres[:, :2] - np.median(centres[:, :2], axis=0), axis=1).max()
+    record(f"Rigid heap, {at}: farthest cube from the heap's axis", far, "m", f"< {10 * SIZE:g}")
+    record(f"Rigid heap, {at}: highest cube top", max(b[:, 2].max() for b in boxes), "m", f"> {4 * SIZE:g}")
     record(f"Rigid heap, {at}: seconds after the last drop until all asleep", awake_until / settings.fps, "s")
     record(f"Rigid heap, {at}: frames until the last drop", float(pour.pour_frames), "frames")
     record(f"Rigid heap, {at}: CPU of the whole run (pour + 15 s)", cpu, "s")

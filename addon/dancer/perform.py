@@ -62,15 +62,16 @@ HEEL_PRESS_AT = ("third_position",)
 # (25 N, after a grand plie at 2.0 m) it still carried 20 N and slid 1 cm forward in half a second (2.1 cm
 # in all). Here each foot's pose is aimed past where it stands (the left one by ``squeeze``, the right one
 # the other way) by the integral of the push on the left foot beyond its share, by load, of the floor's
-# push on both (SQUEEZE_GAIN metres per second per body weight): the balls stay within 0.3-0.7 cm, the aim
-# reaching 0.9-1.3 cm (at most SQUEEZE_LIMIT per axis). A fixed aim along the line of the feet could not
-# do it (4 mm in: 3.9 cm, out: 2.9): the push changes with the load, and across the line too. After the
-# relevé the aim fades over SQUEEZE_FADE seconds. In second, the same control let the dancer fall at 1.1 m
-# (6.4 s in): fourth only.
+# push on both (SQUEEZE_GAIN metres per second per body weight): the balls stay within 0.3-1.0 cm, the aim
+# reaching 1.3-2.6 cm (the legs give that much under the push; at most SQUEEZE_LIMIT per axis). A fixed
+# aim along the line of the feet could not do it (4 mm in: 3.9 cm, out: 2.9): the push changes with the
+# load, and across the line too. The relevé ends with the aim in the legs' pose, and the steps after it
+# start from that: faded out after it in 0.3 s, the feet were pushed apart again and the weight shift onto
+# the back foot after it and a grand plie, then an arabesque or developpe on it, fell 1.8-3 s into the
+# extension (1.65 m). In second, the same control let the dancer fall at 1.1 m (6.4 s in): fourth only.
 SQUEEZE_AT = ("fourth_position",)
 SQUEEZE_GAIN = 1.0
-SQUEEZE_LIMIT = 0.02
-SQUEEZE_FADE = 0.3
+SQUEEZE_LIMIT = 0.04
 PELVIS_LEVEL = 2.0
 TRIM_FADE = 0.7
 CHAIN_BLEND = 0.3  # seconds for the legs to go over from the lean to the closed chain
@@ -940,9 +941,8 @@ def perform_steps(
         return leg_masks[side]
 
     position_now = labels[0]
-    # See SQUEEZE_AT: the left foot's aim past where it stands (x, y), and the legs' change per metre of it.
+    # See SQUEEZE_AT: the left foot's aim past where it stands (x, y, m).
     squeeze = np.zeros(2)
-    squeezed: NDArray[np.float64] | None = None
     weight = float(sim.model.body_subtreemass[sim.root]) * 9.81
     for k, phase in enumerate(phases):
         if phase.place:
@@ -1235,7 +1235,6 @@ def perform_steps(
             if phase.releve_on_both and position_now in SQUEEZE_AT:
                 squeeze_change = _squeeze_change(scratch, planned, phase.heels, offset, solved, aim_in=aim_in,
                                                  across=position_now in BALLS_ACROSS)
-                squeezed = squeeze_change
             pose_vec = np.where(leg_mask("L") | leg_mask("R"), solved, pose_vec)
             if phase.heels == 0.0:
                 for side in ("L", "R"):
@@ -1334,16 +1333,6 @@ def perform_steps(
                 offsets = stance_jacobian @ (h * np.array([lean[1], -lean[0]]))
             else:
                 offsets = sim.lean_offsets(lean, (lean_index, weights))
-            if squeeze_change is not None:
-                squeeze = np.clip(squeeze + CONTROL_DT * SQUEEZE_GAIN * _spread_force(sim) / weight,
-                                  -SQUEEZE_LIMIT, SQUEEZE_LIMIT)
-                offsets = offsets + squeeze_change @ squeeze
-            elif squeezed is not None:
-                # After the relevé the aim fades (through the last phase's change of the legs per metre).
-                squeeze = squeeze * (1.0 - CONTROL_DT / SQUEEZE_FADE)
-                offsets = offsets + squeezed @ squeeze
-                if float(np.abs(squeeze).max()) < 1e-6:
-                    squeezed = None
             if press_across is not None:
                 drift = float((np.array([com_x, com_y]) - np.array([target_x, target_y])) @ press_across)
                 heel_press += CONTROL_DT * HEEL_PRESS[1] * drift
@@ -1351,6 +1340,11 @@ def perform_steps(
                 offsets[sim.index["foot.L_y"]] += max(press, 0.0)
                 offsets[sim.index["foot.R_y"]] += max(-press, 0.0)
             lean_now = offsets.copy()
+            # Not part of the lean a later phase absorbs into its pose: the aim is carried on by itself.
+            if squeeze_change is not None:
+                squeeze = np.clip(squeeze + CONTROL_DT * SQUEEZE_GAIN * _spread_force(sim) / weight,
+                                  -SQUEEZE_LIMIT, SQUEEZE_LIMIT)
+                offsets = offsets + squeeze_change @ squeeze
             if phase.stance != "both" and gains.hip_com > 0 and polygon_area(hull) < small_polygon:
                 # Eq. 6 at the supporting hip once the polygon is small (on the toe): the body is
                 # no stiff pendulum any more, so the upper body also leans over the support.
@@ -1562,6 +1556,10 @@ def perform_steps(
             # The next phase starts from the angles the toe's IK last gave the working leg.
             pose_vec = np.where(slider[4], last_applied, pose_vec)
         chain_prev = closed
+        if squeeze_change is not None and not (k + 1 < len(phases) and phases[k + 1].releve_on_both):
+            # The relevé ends with the aim in the legs' pose, which the steps after it start from.
+            pose_vec = pose_vec + squeeze_change @ squeeze
+            squeeze = np.zeros(2)
         prev_pose_vec = pose_vec
         if phase.key:
             key_times.append((phase.label, phase_start + phase.duration))

@@ -122,3 +122,19 @@ def test_a_long_file_runs_in_chunks_beside_a_blender_stage_and_is_recorded(tmp_p
     recorded = run_suite.load_table(table)
     assert set(recorded["files"]) == {"tests/unit/test_long.py"} and set(recorded["blender"]) == {"9.9"}
     assert 0 < recorded["files"]["tests/unit/test_long.py"] < 1000
+
+
+def test_long_tests_that_do_not_share_out_evenly_get_one_more_chunk(tmp_path, monkeypatch):
+    tests = "".join(f"def test_{i}():\n    pass\n" for i in range(5))
+    root = _project(tmp_path, {"test_pours.py": tests})
+    monkeypatch.setattr(run_suite, "ROOT", root)
+    args = run_suite.parse_args(["--blender", "9.9=.venv"])
+    nodes = [f"tests/unit/test_pours.py::test_{i}" for i in range(5)]
+    table = {"files": {"tests/unit/test_pours.py": 750.0}, "blender": {"9.9": 2400.0},
+             "tests": dict.fromkeys(nodes, 150.0)}
+    # A lane's work is (750 + 2400) / 2, the target an eighth of it, 197 s: 750 s would be 4 chunks, one
+    # with two 150 s tests (300 s), so it becomes 5.
+    jobs = run_suite.plan_jobs(args, table, lanes=2)
+    chunks = [f"tests/unit/test_pours.py [{n}/5]" for n in range(1, 6)]
+    assert [job.name for job in jobs] == ["blender 9.9", *chunks]
+    assert [job.estimate for job in jobs[1:]] == [150.0] * 5
