@@ -337,16 +337,18 @@ def record(table: dict, jobs: list[Job], path: Path) -> None:
 def print_summary(jobs: list[Job], wall: float, lanes: int) -> None:
     stages: dict[str, dict[str, int]] = {}
     failed: dict[str, int] = {}
+    cpu_of: dict[str, float] = {}
     for job in jobs:
         counts = stages.setdefault(job.stage, dict.fromkeys(SUMMARY_KINDS, 0))
         for kind, number in job.counts.items():
             counts[kind] += number
         failed[job.stage] = failed.get(job.stage, 0) + job.failed
+        cpu_of[job.stage] = cpu_of.get(job.stage, 0.0) + job.cpu_seconds
     print("== Summary", flush=True)
-    for stage, counts in stages.items():
-        shown = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    for stage in sorted(stages, key=_stage_order):
+        shown = ", ".join(f"{n} {k}" for k, n in stages[stage].items() if n)
         jobs_failed = f"; {failed[stage]} job(s) FAILED" if failed[stage] else ""
-        print(f"  {stage:<12} {shown or 'nothing ran'}{jobs_failed}", flush=True)
+        print(f"  {stage:<12} {shown or 'nothing ran'}{jobs_failed} (CPU {cpu_of[stage]:.0f} s)", flush=True)
     busy = sum(job.seconds for job in jobs)
     cpu = sum(job.cpu_seconds for job in jobs)
     print(f"  {len(jobs)} jobs on {lanes} lane(s): wall {wall:.0f} s; the jobs' wall {busy:.0f} s, "
@@ -354,6 +356,13 @@ def print_summary(jobs: list[Job], wall: float, lanes: int) -> None:
     for job in jobs:
         if job.failed:
             print(f"  FAILED: {job.name} (exit {job.returncode})", flush=True)
+
+
+def _stage_order(stage: str) -> tuple[int, tuple[int, ...]]:
+    """The unit stage first, then the Blender versions oldest first (jobs end in any order)."""
+    if stage == "unit":
+        return (0, ())
+    return (1, tuple(int(part) for part in re.findall(r"\d+", stage)))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
