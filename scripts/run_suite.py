@@ -50,6 +50,8 @@ MIN_CHUNK_SECONDS = 90.0
 # tests this long: the rest of a file's time is shared out evenly over its other tests.
 RECORD_TESTS_OF_FILES_OVER = 120.0
 RECORD_TESTS_OVER = 3.0
+# With no job ending for this long the runner says what is still running (a hung job shows itself).
+QUIET_SECONDS = 300.0
 SUMMARY_KINDS = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed")
 NO_TESTS_COLLECTED = 5
 
@@ -249,6 +251,7 @@ class Runner:
             self.on_finish(self.done)
 
     def run(self) -> None:
+        said = time.monotonic()
         while self.pending or self.running:
             while self.pending and len(self.running) < self.lanes:
                 self.start(self.pending.pop(0))
@@ -258,6 +261,11 @@ class Runner:
                 pid, status, usage = os.wait4(job.process.pid, os.WNOHANG)
                 if pid:
                     self.finish(job, status, usage)
+                    said = time.monotonic()
+            if time.monotonic() - said > QUIET_SECONDS:
+                said = time.monotonic()
+                running = ", ".join(f"{job.name} ({said - job.started:.0f} s)" for job in self.running)
+                print(f"       still running: {running}", flush=True)
             time.sleep(0.2)
 
     def kill_all(self) -> None:
