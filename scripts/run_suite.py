@@ -50,6 +50,8 @@ MIN_CHUNK_SECONDS = 90.0
 # tests this long: the rest of a file's time is shared out evenly over its other tests.
 RECORD_TESTS_OF_FILES_OVER = 120.0
 RECORD_TESTS_OVER = 3.0
+# With no job ending for this long the runner says what is still running (a hung job shows itself).
+QUIET_SECONDS = 300.0
 SUMMARY_KINDS = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed")
 NO_TESTS_COLLECTED = 5
 
@@ -249,6 +251,7 @@ class Runner:
             self.on_finish(self.done)
 
     def run(self) -> None:
+        said = time.monotonic()
         while self.pending or self.running:
             while self.pending and len(self.running) < self.lanes:
                 self.start(self.pending.pop(0))
@@ -258,6 +261,11 @@ class Runner:
                 pid, status, usage = os.wait4(job.process.pid, os.WNOHANG)
                 if pid:
                     self.finish(job, status, usage)
+                    said = time.monotonic()
+            if time.monotonic() - said > QUIET_SECONDS:
+                said = time.monotonic()
+                running = ", ".join(f"{job.name} ({said - job.started:.0f} s)" for job in self.running)
+                print(f"       still running: {running}", flush=True)
             time.sleep(0.2)
 
     def kill_all(self) -> None:
@@ -337,16 +345,18 @@ def record(table: dict, jobs: list[Job], path: Path) -> None:
 def print_summary(jobs: list[Job], wall: float, lanes: int) -> None:
     stages: dict[str, dict[str, int]] = {}
     failed: dict[str, int] = {}
+    cpu_of: dict[str, float] = {}
     for job in jobs:
         counts = stages.setdefault(job.stage, dict.fromkeys(SUMMARY_KINDS, 0))
         for kind, number in job.counts.items():
             counts[kind] += number
         failed[job.stage] = failed.get(job.stage, 0) + job.failed
+        cpu_of[job.stage] = cpu_of.get(job.stage, 0.0) + job.cpu_seconds
     print("== Summary", flush=True)
-    for stage, counts in stages.items():
-        shown = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    for stage in sorted(stages, key=_stage_order):
+        shown = ", ".join(f"{n} {k}" for k, n in stages[stage].items() if n)
         jobs_failed = f"; {failed[stage]} job(s) FAILED" if failed[stage] else ""
-        print(f"  {stage:<12} {shown or 'nothing ran'}{jobs_failed}", flush=True)
+        print(f"  {stage:<12} {shown or 'nothing ran'}{jobs_failed} (CPU {cpu_of[stage]:.0f} s)", flush=True)
     busy = sum(job.seconds for job in jobs)
     cpu = sum(job.cpu_seconds for job in jobs)
     print(f"  {len(jobs)} jobs on {lanes} lane(s): wall {wall:.0f} s; the jobs' wall {busy:.0f} s, "
@@ -354,6 +364,13 @@ def print_summary(jobs: list[Job], wall: float, lanes: int) -> None:
     for job in jobs:
         if job.failed:
             print(f"  FAILED: {job.name} (exit {job.returncode})", flush=True)
+
+
+def _stage_order(stage: str) -> tuple[int, tuple[int, ...]]:
+    """The unit stage first, then the Blender versions oldest first (jobs end in any order)."""
+    if stage == "unit":
+        return (0, ())
+    return (1, tuple(int(part) for part in re.findall(r"\d+", stage)))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

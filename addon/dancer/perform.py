@@ -23,7 +23,7 @@ from .closed_chain import SIDES as LEG_SIDES
 from .leg_line import foot_rotation, upright_point
 from .model import build_body
 from .sim import CONTACT_BODIES, CONTROL_DT, DancerSim, bone_rotations
-from .steps import DEFAULT_TURNOUT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
+from .steps import DEFAULT_TURNOUT, FRONT_FOOT, TOE_PRESS, other, plan, position_pose, uses_closed_chain
 from .support import clamp_xy_into_hull, convex_hull, polygon_area
 
 DEFAULT_SEQUENCE = ("first_position", "weight_shift", "retire", "releve")
@@ -139,6 +139,32 @@ ROLL_IN = ("first_position",)
 # following the chain at once the closing foot bounced off the floor twice and the back foot's toes came up.
 WIDE_LANDING = ("second_position", "fourth_position")
 WIDE_LANDING_RISE = 0.03
+# Where the closed chain aims the feet past their spots by the legs' give (along the floor) from the start of
+# a stance on it that ends with the weight on the back foot, not only after a foot landed. In fifth the split
+# legs, sagging under the weight, spread like an A-frame: they pushed the front ankle forward and the back one
+# back, each ankle behind the middle of its turned-out foot, so both feet turned clockwise on the floor (its
+# contacts have no torsional friction) and the dancer with them: the pelvis 2.8-2.9 degrees by the end of a
+# change from fifth into second at 1.1-2.0 m, the right foot landing 0.7-2.2 cm behind second's place (1.2-2.6
+# cm off it). Aimed by the give the legs stop pushing: 0.1-0.8 degrees, 0.4-1.4 cm off. Not where the weight
+# goes onto the front foot: there it turned the dancer 3.8 degrees the other way (from fifth into fourth 1.2
+# cm off its place at 1.65 m, 0.1 cm without), nor in third (onto the front foot 9 degrees, 3.4 cm off
+# fourth's place after the change into it). In fourth the dancer turns too (3.2-3.8 degrees by the back
+# foot's change into fifth: 1.0-1.5 cm off fifth's places at 1.1-2.0 m, 0.4-0.7 cm in the front foot's
+# frame), but aimed by the give the front heel came up at the end of the weight shift onto it (the COM
+# 1.9-11.8 cm outside at 1.1-2.0 m; aimed along the floor only it fell at 2.0 m).
+BACK_FOOT_COMPLIANCE = ("fifth_position",)
+# Where the closed chain aims the feet past their spots by the legs' give across the feet only (the floor axis
+# square to their mean heading), from the start of a stance on it that ends with the weight on the front foot
+# (onto the back foot, standing again after the back foot's tendu side and a weight shift onto it, the back
+# foot came off the floor, the COM 8.5 cm outside at 1.65 m). In fourth the dancer turned clockwise
+# on the floor as in fifth (the pelvis 3.2-3.8 degrees from standing there to the back foot's change into
+# fifth after the weight shift onto the front foot): fifth laid out from the turned front foot put the back
+# foot 1.0-1.5 cm off its places at 1.1-2.0 m (0.4-0.7 in the front foot's frame). Aimed by the whole give,
+# the front heel came up at the end of that weight shift (see BACK_FOOT_COMPLIANCE); by its part along the
+# feet only the dancer turned as before (3.0-3.4 degrees); across them 0.1-0.7 degrees, the back foot
+# 0.54-0.69 cm off fifth's places, into first and third 0.27-0.56, the COM 1.0-2.9 cm inside (1.0-2.9
+# before).
+ACROSS_COMPLIANCE = ("fourth_position",)
 # Where a tendu from both feet closes the working foot onto the position's place beside the supporting foot
 # as it stands, not onto the spot the foot left. In second, as the weight goes back to the middle after the
 # foot closes, both legs stand splayed under load and push their feet outwards (the supporting foot slid
@@ -148,6 +174,11 @@ WIDE_LANDING_RISE = 0.03
 # 0.6-0.7, 1.1-1.3, 1.5-1.7 cm off it however many follow (the COM 2.5-8.1 cm inside in every step's last
 # second); the supporting foot still slides, so the pair creeps along the floor (at 2.0 m 4-5 cm in six).
 CLOSE_ON_THE_PLACE = ("second_position",)
+
+
+def _across(give: NDArray[np.float64], axis: NDArray[np.float64] | None) -> NDArray[np.float64]:
+    """``give``'s part along the unit ``axis`` (all of it without one)."""
+    return give if axis is None else axis * float(axis @ give)
 
 
 def _aimed_give(give: NDArray[np.float64], along_the_floor: bool) -> NDArray[np.float64]:
@@ -894,6 +925,7 @@ def perform_steps(
     compliance: dict[str, NDArray[np.float64]] = {}
     unaimed: set[str] = set()  # feet the compliant chain sets down on their spots, not past them
     aim_axes = np.ones(3)  # the parts of the legs' give the compliant chain aims past the spots by
+    aim_across: NDArray[np.float64] | None = None  # ... or only along this floor axis (ACROSS_COMPLIANCE)
     planted: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
     pelvis_pos = sim.data.qpos[0:3].copy()
     pelvis_quat = sim.data.qpos[3:7].copy()
@@ -988,13 +1020,29 @@ def perform_steps(
                 aim_axes = SAG_ONLY if sag_only else np.ones(3)
                 compliant = (CHAIN_COMPLIANCE and (position_now not in COMPLIANCE_OFF_IN or wide or sag_only)
                              and any(side not in previous for side in LEG_SIDES))
+                if CHAIN_COMPLIANCE and not compliant and position_now in BACK_FOOT_COMPLIANCE:
+                    # From the start of a stance on the chain that ends with the weight on the back foot
+                    # (see BACK_FOOT_COMPLIANCE).
+                    off_the_chain = next((later for later in phases[k:]
+                                          if later.stance != "both" or not later.closed_chain), None)
+                    compliant = off_the_chain is not None and off_the_chain.stance == other(FRONT_FOOT)
+                aim_across = None
+                if CHAIN_COMPLIANCE and not compliant and position_now in ACROSS_COMPLIANCE:
+                    # Across the feet only, from the start of a stance on it that ends with the weight on the
+                    # front foot (see ACROSS_COMPLIANCE).
+                    off_the_chain = next((later for later in phases[k:]
+                                          if later.stance != "both" or not later.closed_chain), None)
+                    if off_the_chain is not None and off_the_chain.stance == FRONT_FOOT:
+                        compliant = True
+                        aim_across = np.array([*_feet_frame(sim)[1][:, 1], 0.0])
                 if compliant:
                     # The legs aim their feet past their spots by how far each gives under its load
                     # (below), from the pelvis where it actually is.
                     pelvis_pos = sim.data.qpos[0:3].copy()
-                    compliance = {s: _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
-                                                 - sim.data.xpos[sim.body_ids[f"foot.{s}"]], floor_only[s])
-                                  * (s not in unaimed) * aim_axes for s in LEG_SIDES}
+                    compliance = {s: _across(_aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
+                                                         - sim.data.xpos[sim.body_ids[f"foot.{s}"]],
+                                                         floor_only[s]) * (s not in unaimed) * aim_axes,
+                                             aim_across) for s in LEG_SIDES}
             chain_start = pelvis_pos.copy()
             chain_quat = pelvis_quat.copy()
             chain_level = level_yaw(chain_quat)
@@ -1439,6 +1487,8 @@ def perform_steps(
                             continue
                         gives = _aimed_give(scratch.data.xpos[scratch.body_ids[f"foot.{s}"]]
                                             - sim.data.xpos[sim.body_ids[f"foot.{s}"]], floor_only[s])
+                        if aim_across is not None:
+                            gives = _across(gives, aim_across)
                         compliance[s] += (CONTROL_DT / COMPLIANCE_FILTER) * (gives * aim_axes - compliance[s])
                         size = float(np.sqrt(compliance[s] @ compliance[s]))  # norm, without its checks
                         if size > COMPLIANCE_LIMIT:
