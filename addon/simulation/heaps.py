@@ -41,7 +41,8 @@ POUR_CONTACTS = "sequential"
 #   mu 0.8 at 0.48: 26.6 / 22.2; at 0.96 (1.5 mu^2): 28.0 / 37.1 / 32.2, median 32.2 (6.5 short); at 1.5
 #     (the sidebar setting's limit is 1): 34.5 / 19.8 / 3.9
 # The values are exact as measured: a pour is chaotic, and 1.5 + 7e-16 instead of 1.5 turned mu 0.8 seed
-# 1's heap from 34.5 to 33.1 deg.
+# 1's heap from 34.5 to 33.1 deg. (Measured on OpenBLAS's SkylakeX kernels; the unit tests pin the Haswell
+# ones, tests/unit/conftest.py, where each pour goes another way.)
 POUR_ROLLING_RESISTANCE = ((0.0, 0.0), (0.3, 0.18), (0.5, 0.3), (0.8, 1.5 * 0.8**2))
 
 
