@@ -92,7 +92,7 @@ def _project(root: Path, unit: dict[str, str], blender: dict[str, str] | None = 
 
 def test_a_failing_test_or_an_empty_job_fails_the_run_and_shows_its_output(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path, {
-        "test_good.py": "def test_ok():\n    assert True\n",
+        "test_good.py": "def test_ok():\n    assert 1 + 1 == 2\n",
         "test_bad.py": "def test_no():\n    assert 1 + 1 == 3\n",
         "test_empty.py": "def helper():\n    return 1\n",
     })
