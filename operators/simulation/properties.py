@@ -173,8 +173,9 @@ class _RigidPileProperties(_AutoSubstepProperties):
         name="Rolling Resistance",
         description=(
             "How hard rolling is (Sequential contacts only): a torque of this times the contact's load times "
-            "the body's radius against rolling, so a rolling wheel slows at this times g / 2 and a ball at "
-            "this times g / 1.4 (0 rolls freely; tyres on road about 0.01, a ball on grass about 0.1)"
+            "the radius the body rolls on there against rolling (a wheel's or a ball's radius; a box's edge "
+            "is as round as its collision particles), so a rolling wheel slows at this times g / 2 and a "
+            "ball at this times g / 1.4 (0 rolls freely; tyres on road about 0.01, a ball on grass about 0.1)"
         ),
         default=0.0,
         min=0.0,

@@ -266,24 +266,17 @@ def _cube_tipped_past_its_edge(degrees, rolling_resistance, seconds=2.0):
     return float(centre[2]), float(lean * (centre[0] - start[0]))
 
 
-@pytest.mark.parametrize(
-    "rolling_resistance",
-    [
-        0.0,
-        # What Add Rigid Pile (Pour) sets at friction 0.3 and 0.5 (heaps.pour_rolling_resistance).
-        pytest.param(0.18, marks=pytest.mark.xfail(strict=True, reason=(
-            "rolling resistance holds the cube on its edge: c N R is a torque it resists up to even at "
-            "rest, more than gravity's m g d sin(5 deg) past balance (still 0.26 m high after 2 s)"))),
-        pytest.param(0.3, marks=pytest.mark.xfail(strict=True, reason="held on its edge, as at 0.18")),
-    ],
-)  # fmt: skip
+# What Add Rigid Pile (Pour) sets at friction 0.3 and 0.5 (heaps.pour_rolling_resistance); with the lever
+# from the cube's centre (0.26 m on its edge) 0.18 and 0.3 held it on its edge (0.26 m high after 2 s).
+@pytest.mark.parametrize("rolling_resistance", [0.0, 0.18, 0.3])
 def test_a_cube_tipped_past_balance_on_its_edge_falls_onto_its_face(rolling_resistance):
     """A cube on an edge with its centre 5 degrees beyond it falls onto its face (its centre a half edge
     and a particle radius high: 0.2 m) whatever resists rolling: rolling resistance slows a body that
     rolls, it cannot hold up one that gravity tips over. Held on their edges, cubes of a pour lean
     against each other and stand steep: at friction 0.3 (Rolling Resistance 0.18) 11-12 of 50 cubes
     ended tilted more than 20 degrees, and the heap at 22-34 deg (arctan 0.3: 16.7;
-    test_simulation_heap_pour.py)."""
+    test_simulation_heap_pour.py). On its edge the cube rolls on its samples' radius, not on its lever
+    from the centre (rigid_contacts._rolling_levers)."""
     height, across = _cube_tipped_past_its_edge(5.0, rolling_resistance)
     assert height == pytest.approx(0.2, abs=0.005)
     assert across > 0.0  # it fell the way it leaned
