@@ -5,7 +5,7 @@ of 1.5 sizes at the spout of Add Rigid Pile's Pour arrangement (``heaps.spout_cu
 ``HEAP_SEED``, default "1,2,3"), baked with the settings Add Rigid Pile (Pour) sets
 (``heaps.POUR_INTERVAL``, ``POUR_DROP``, ``POUR_CONTACTS``, ``pour_rolling_resistance``: one every 4
 frames from the spout, each once the one before has left its spot, Sequential contacts, Rolling
-Resistance from the friction: 0.18, 0.3 and 1.5 at 0.3, 0.5 and 0.8) and Bake Rigid Pile's defaults
+Resistance from the friction: 0.18, 0.3 and 0.96 at 0.3, 0.5 and 0.8) and Bake Rigid Pile's defaults
 otherwise (automatic substeps, at least 20; sleeping; 24 fps), particle radius 0.05 m (a sixth of a
 cube), then 15 s to settle; once per friction in ``HEAP_FRICTION`` (default "0.3,0.5,0.8", static and
 dynamic).
